@@ -18,13 +18,16 @@ class Step:
     """One call of `node._backward()`: (input, added, grad after) per input."""
     node: object
     contributions: list = field(default_factory=list)
+    accumulate: bool = True
 
 
-def reverse_walk(root, order=None):
+def reverse_walk(root, order=None, accumulate=True):
     """Seed `root.grad` with 1, then run `_backward` node by node.
 
     `order` is the list of nodes to visit; by default the engine's own
     reverse topological order. Pass another order to see what goes wrong.
+    `accumulate=False` shows what `=` instead of `+=` would do: after each
+    step an input keeps only the contribution it has just received.
     """
     nodes = list(reversed(root.topological_order())) if order is None else list(order)
     root.grad += 1.0
@@ -33,7 +36,11 @@ def reverse_walk(root, order=None):
         inputs = list(dict.fromkeys(node._prev))  # x * x has x once here
         before = [p.grad for p in inputs]
         node._backward()
-        steps.append(Step(node, [(p, p.grad - b, p.grad) for p, b in zip(inputs, before)]))
+        if not accumulate:
+            for p, b in zip(inputs, before):
+                p.grad = p.grad - b  # what `p.grad = ...` would have left
+            before = [0.0] * len(inputs)
+        steps.append(Step(node, [(p, p.grad - b, p.grad) for p, b in zip(inputs, before)], accumulate))
     return steps
 
 
@@ -53,7 +60,8 @@ def format_steps(steps, lang="en"):
             continue
         formula = f" {node._op} ".join(name(p) for p in node._prev)
         lines.append(f"{number}. {name(node)}._backward()   [{name(node)} = {formula}]")
+        sign = "+=" if step.accumulate else "="
         for parent, added, after in step.contributions:
-            lines.append(f"     {name(parent)}.grad += {added:g}   "
+            lines.append(f"     {name(parent)}.grad {sign} {added:g}   "
                          f"→ {words['now']} {name(parent)}.grad = {after:g}")
     return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""The course machinery: bilingual build, hidden checks, grading."""

@@ -1,0 +1,3 @@
+from course.build import main
+
+main()

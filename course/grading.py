@@ -1,0 +1,158 @@
+"""The grader's side of every hidden test: run the notebook, then decide.
+
+`GradingExecute` takes the place of nbgrader's `Execute` in
+`Autograde.autograde_preprocessors`. It executes the submission like Execute,
+but (1) survives a dying kernel: the cell that killed it gets a reason, a new
+kernel replays the cells before it and grading goes on; (2) draws a fresh seed
+for the hidden checks and hands it to the kernel; (3) after execution, decides
+each graded test cell from the evidence that cell printed, with the reference
+computed here, in the grader's own process, which student code cannot reach.
+It then rewrites the cell's outputs so that nbgrader's own scoring
+(an error output means 0 points) records that verdict and nothing else.
+"""
+import copy
+import json
+import os
+import re
+import secrets
+
+from nbclient.exceptions import DeadKernelError
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import Execute
+from traitlets import Integer
+
+from course.checks import find_check
+from course.i18n import say
+from course.student import EVIDENCE_MIME, SEED_VARIABLE
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class GradingExecute(Execute):
+    max_kernel_restarts = Integer(
+        3, help="How many times a dead kernel is replaced before the rest of the "
+                "notebook is given up (each replacement replays earlier cells)."
+    ).tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        lang = notebook_language(nb)
+        seed = secrets.randbelow(2 ** 31)
+        previous = os.environ.get(SEED_VARIABLE)
+        os.environ[SEED_VARIABLE] = str(seed)  # the kernel inherits the grader's environment
+        try:
+            self._execute_surviving_deaths(nb, resources, lang)
+        finally:
+            if previous is None:
+                os.environ.pop(SEED_VARIABLE, None)
+            else:
+                os.environ[SEED_VARIABLE] = previous
+        for cell in nb.cells:
+            if is_graded_test(cell):
+                decide(cell, seed, lang)
+        return nb, resources
+
+    def _execute_surviving_deaths(self, nb, resources, lang):
+        killers = set()  # cells whose execution killed the kernel
+        resume_at = 0
+        for _ in range(self.max_kernel_restarts + 1):
+            index = None
+            try:
+                self._run_from(nb, resources, killers, resume_at)
+                return
+            except DeadKernelError:
+                index = self._current_index
+                killers.add(index)
+                nb.cells[index].outputs.append(_error("KernelDied", say("kernel_died", lang)))
+                resume_at = index + 1
+                self.km = None  # a new kernel next time round
+                self.kc = None
+        for cell in nb.cells[resume_at:]:
+            if cell.cell_type == "code":
+                cell.outputs = [_error("NotRun", say("not_run", lang))]
+
+    def _run_from(self, nb, resources, killers, resume_at):
+        from nbclient import NotebookClient
+        NotebookClient.__init__(self, nb, None)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        with self.setup_kernel():
+            info = self.wait_for_reply(self.kc.kernel_info())
+            nb.metadata["language_info"] = info["content"]["language_info"]
+            for index, cell in enumerate(nb.cells):
+                self._current_index = index
+                if index in killers or cell.cell_type != "code":
+                    continue
+                if index < resume_at:
+                    # replay on a copy: the outputs of the first run stand
+                    self.preprocess_cell(copy.deepcopy(cell), resources, index)
+                else:
+                    self.preprocess_cell(cell, resources, index)
+
+
+def notebook_language(nb):
+    lang = nb.metadata.get("course", {}).get("lang", "en")
+    return lang if lang in ("en", "es") else "en"
+
+
+def is_graded_test(cell):
+    meta = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
+
+
+def decide(cell, seed, lang):
+    """Replace the cell's outputs with the verdict first, then what it printed, defused."""
+    grade_id = cell.metadata["nbgrader"]["grade_id"]
+    evidence, printed = [], []
+    for output in cell.outputs:
+        data = output.get("data", {})
+        if output.output_type in ("display_data", "execute_result") and EVIDENCE_MIME in data:
+            evidence.append(data[EVIDENCE_MIME])
+        else:
+            printed.append(defuse(output))
+    passed, reason = judge(grade_id, evidence, seed, lang, cell.outputs)
+    verdict = (new_output("stream", name="stdout", text=reason + "\n") if passed
+               else _error("CheckFailed", reason))
+    cell.outputs = [verdict] + printed
+
+
+def judge(grade_id, evidence, seed, lang, outputs):
+    try:
+        check = find_check(grade_id)
+    except LookupError:
+        return False, say("no_check", lang, grade_id=grade_id)
+    if not evidence:
+        errors = [f"{o.ename}: {ANSI.sub('', str(o.evalue))}"[:300]
+                  for o in outputs if o.output_type == "error"]
+        return False, say("no_evidence", lang, why=(": " + errors[-1]) if errors else "")
+    if len(evidence) > 1:
+        return False, say("bad_evidence", lang, detail="more than one report")
+    try:
+        report = json.loads(evidence[0], parse_constant=_reject_constant)
+        if not isinstance(report, dict) or report.get("grade_id") != grade_id:
+            return False, say("bad_evidence", lang, detail="grade_id")
+        if report.get("seed") != seed:
+            return False, say("bad_evidence", lang, detail="seed")
+        verdict = check.judge(seed, report.get("results"), lang)
+    except (TypeError, ValueError, AttributeError, RecursionError):
+        return False, say("bad_evidence", lang, detail="unreadable")
+    return verdict.passed, verdict.summary
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not allowed")
+
+
+def defuse(output):
+    """The same text, but no longer an error, stderr or result nbgrader would score."""
+    if output.output_type == "error":
+        text = "\n".join(ANSI.sub("", line) for line in output.get("traceback", []))
+        return new_output("stream", name="stdout", text=text or f"{output.ename}: {output.evalue}")
+    if output.output_type == "stream":
+        return new_output("stream", name="stdout", text=output.get("text", ""))
+    if output.output_type == "execute_result":
+        return new_output("display_data", data=output.get("data", {}), metadata=output.get("metadata", {}))
+    return output
+
+
+def _error(name, reason):
+    return new_output("error", ename=name, evalue=reason, traceback=[f"{name}: {reason}"])

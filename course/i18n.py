@@ -1,0 +1,62 @@
+"""Every sentence the course machinery shows a person, in English and Spanish."""
+
+LANGUAGES = ("en", "es")
+
+MESSAGES = {
+    "returned": {
+        "en": "{what} returned {got}, expected {want}",
+        "es": "{what} devolvió {got}, se esperaba {want}",
+    },
+    "raised": {
+        "en": "{what} raised {error}",
+        "es": "{what} lanzó {error}",
+    },
+    "not_plain": {
+        "en": "{what} returned {kind}, which is not a number or a tuple of numbers",
+        "es": "{what} devolvió {kind}, que no es un número ni una tupla de números",
+    },
+    "passed": {
+        "en": "✔ {grade_id}: all {n} checks passed",
+        "es": "✔ {grade_id}: las {n} comprobaciones pasan",
+    },
+    "no_evidence": {
+        "en": "the checks of this cell did not run to the end{why}",
+        "es": "las comprobaciones de esta celda no llegaron al final{why}",
+    },
+    "bad_evidence": {
+        "en": "this cell's output was tampered with ({detail})",
+        "es": "la salida de esta celda fue manipulada ({detail})",
+    },
+    "no_check": {
+        "en": "no check is registered for {grade_id}: ask your instructor",
+        "es": "no hay ninguna comprobación registrada para {grade_id}: avisa a tu profesor",
+    },
+    "kernel_died": {
+        "en": "the kernel died while running this cell (memory limit, os._exit, a crash); "
+              "grading went on in a new kernel",
+        "es": "el kernel murió ejecutando esta celda (límite de memoria, os._exit, un fallo); "
+              "la corrección siguió en un kernel nuevo",
+    },
+    "not_run": {
+        "en": "not run: the kernel died too many times before this cell",
+        "es": "no ejecutada: el kernel murió demasiadas veces antes de esta celda",
+    },
+    "code_stub": {
+        "en": "# YOUR CODE HERE\nraise NotImplementedError()",
+        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",
+    },
+    "text_stub": {
+        "en": "YOUR ANSWER HERE",
+        "es": "ESCRIBE AQUÍ TU RESPUESTA",
+    },
+    "hidden_tests": {
+        "en": "# (hidden tests: their results are shown below)",
+        "es": "# (tests ocultos: sus resultados aparecen abajo)",
+    },
+}
+
+
+def say(key, lang, **fields):
+    """The message `key` in `lang` (English when the language is unknown)."""
+    texts = MESSAGES[key]
+    return texts.get(lang, texts["en"]).format(**fields)
