@@ -3,7 +3,7 @@
 Each operation is one unit: the forward value, then right below it the
 `_backward` closure that pushes `out.grad` into the inputs with `+=`.
 
-Gradients ACCUMULATE: `backward()` adds into `.grad` and never resets it,
+Gradients of leaves ACCUMULATE: `backward()` adds into their `.grad`,
 because a node reached along two paths (the "diamond") must receive the sum
 of both contributions. Call `zero_grad()` before a second `backward()`.
 """
@@ -153,12 +153,17 @@ class Value:
         return order
 
     def backward(self):
-        """Add d(self)/d(node) into `node.grad` for every node in the graph.
+        """Add d(self)/d(leaf) into `leaf.grad` for every leaf of the graph.
 
-        Seeds `self.grad` with 1 (added, like every other gradient), then runs
-        each node's `_backward` in reverse topological order.
+        Leaves accumulate across calls, as in PyTorch: call `zero_grad()` first
+        for fresh gradients. Intermediate nodes restart from 0 on every call
+        (else a second call would push their old grad again). Then `self.grad`
+        is seeded with 1 and each `_backward` runs in reverse topological order.
         """
         order = self.topological_order()
+        for node in order:
+            if node._prev:
+                node.grad = 0.0
         self.grad += 1.0
         for node in reversed(order):
             node._backward()

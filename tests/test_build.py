@@ -1,0 +1,68 @@
+"""The bilingual build: masters -> source/ -> release/, and EN/ES parity."""
+import nbformat
+import pytest
+
+from course.build import stale_files, units
+from course.masters import differences, for_language, localize_code, read_master
+from course.build import ROOT
+
+
+def test_generated_notebooks_are_up_to_date():
+    assert stale_files() == []
+
+
+@pytest.mark.parametrize("unit", units())
+def test_languages_differ_only_in_prose(unit):
+    master = read_master(ROOT / "notebooks" / f"{unit}.md")
+    en, es = for_language(master, "en", unit), for_language(master, "es", unit)
+    assert differences(en, es) == []
+    assert en.metadata["course"]["lang"] == "en" and es.metadata["course"]["lang"] == "es"
+    ids = [[c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells] for nb in (en, es)]
+    assert [i for i in ids[0] if i] == [i for i in ids[1] if i]
+
+
+def code_nb(*sources):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    return nb
+
+
+def test_parity_allows_comments_and_strings():
+    assert differences(code_nb('x = 1  # one\nprint("hello")'),
+                       code_nb('x = 1  # uno\nprint("hola")')) == []
+
+
+def test_parity_catches_code_changes():
+    assert differences(code_nb("x = 1"), code_nb("x = 2")) == ["code cell 0: code differs"]
+    assert differences(code_nb("x = 1"), code_nb("x = 1", "y = 2")) != []
+
+
+def test_parity_catches_nbgrader_metadata():
+    one, other = code_nb("x = 1"), code_nb("x = 1")
+    one.cells[0].metadata["nbgrader"] = {"points": 1}
+    other.cells[0].metadata["nbgrader"] = {"points": 2}
+    assert differences(one, other) == ["code cell 0: nbgrader metadata differs"]
+
+
+def test_language_comment_lines():
+    source = "def f():\n    #en English\n    #es Español\n    return __LANG__"
+    assert localize_code(source, "es") == "def f():\n    # Español\n    return es"
+
+
+def test_unknown_metadata_is_an_error(tmp_path):
+    path = tmp_path / "bad.md"
+    path.write_text('```python nbgrade="tests"\nx = 1\n```\n')
+    with pytest.raises(ValueError, match="unknown metadata"):
+        for_language(read_master(path), "en", "bad")
+
+
+def test_every_graded_cell_has_a_registered_check():
+    """A test cell without a check could only be scored from the student's kernel."""
+    from course.checks import find_check
+    for unit in units():
+        nb = for_language(read_master(ROOT / "notebooks" / f"{unit}.md"), "en", unit)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                assert find_check(meta["grade_id"]).grade_id == meta["grade_id"]
+                assert f'student.probe("{meta["grade_id"]}"' in cell.source

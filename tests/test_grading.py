@@ -1,0 +1,82 @@
+"""Stock nbgrader on every unit and language: validate, autograde, feedback."""
+import pytest
+
+from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
+from course.build import ROOT, nbgrader
+
+ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
+
+# Answers that reproduce the numbers of the diamond without computing anything.
+HARD_CODED = {
+    "theory03": {
+        "theory03-forward-answer": "def forward(a, b, c):\n    return 6, 10, -2, -20",
+        "theory03-gradients-answer": "def gradients(a, b, c):\n    return 4, -4, -12",
+        "theory03-central-answer": "def central_difference(f, x, eps=1e-5):\n    return 4.0",
+        "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
+                                "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
+    },
+}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_validates(assignment):
+    path = ROOT / "source" / assignment / f"{unit_of(assignment)}.ipynb"
+    result = nbgrader("validate", str(path), capture_output=True, text=True)
+    assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_stubs_fail_their_tests(assignment):
+    path = ROOT / "release" / assignment / f"{unit_of(assignment)}.ipynb"
+    result = nbgrader("validate", "--invert", str(path), capture_output=True, text=True)
+    assert "Success! The notebook does not pass any tests." in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_stubs_are_in_the_notebook_language(assignment):
+    lang = assignment.rsplit("-", 1)[1]
+    stub = {"en": "# YOUR CODE HERE", "es": "# ESCRIBE AQUÍ TU CÓDIGO"}[lang]
+    text = (ROOT / "release" / assignment / f"{unit_of(assignment)}.ipynb").read_text()
+    assert stub in text and "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    other = {"en": "ESCRIBE AQUÍ", "es": "YOUR CODE HERE"}[lang]
+    assert other not in text
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_autograde_solution_release_and_hard_coded(course, assignment):
+    unit = unit_of(assignment)
+    course.submit("solver", assignment, course.solved(assignment))
+    course.submit("blank", assignment, course.release(assignment))
+    course.submit("memoriser", assignment, fill(course.release(assignment), HARD_CODED[unit]))
+    result = course.autograde(assignment)
+    assert result.returncode == 0, result.stderr[-3000:]
+    total = sum(c.metadata["nbgrader"]["points"] for c in graded_cells(course.release(assignment)).values())
+    assert course.score(assignment, "solver") == total
+    assert course.score(assignment, "blank") == 0
+    assert course.score(assignment, "memoriser") == 0
+    # the memoriser passes every visible test; the verdict names a random input
+    lang = assignment.rsplit("-", 1)[1]
+    cells = graded_cells(course.autograded(assignment, "memoriser"))
+    word = {"en": "expected", "es": "se esperaba"}[lang]
+    assert all(word in verdict_text(cell) for cell in cells.values())
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_feedback_is_localized_and_hides_hidden_tests(course, assignment):
+    course.submit("solver", assignment, course.solved(assignment))
+    assert course.autograde(assignment).returncode == 0
+    result = course.nbgrader("generate_feedback", assignment, "--force")
+    html = (course.root / "feedback" / "solver" / assignment / f"{unit_of(assignment)}.html").read_text()
+    assert "student.probe" not in html and "BEGIN HIDDEN TESTS" not in html, result.stderr
+    lang = assignment.rsplit("-", 1)[1]
+    assert {"en": "hidden tests", "es": "tests ocultos"}[lang] in html
+    assert {"en": "all", "es": "comprobaciones pasan"}[lang] in html
+
+
+def test_export_lists_every_submission(course):
+    for assignment in ASSIGNMENTS:
+        course.submit("solver", assignment, course.solved(assignment))
+        assert course.autograde(assignment).returncode == 0
+    course.nbgrader("export", "--to", str(course.root / "grades.csv"))
+    rows = (course.root / "grades.csv").read_text().splitlines()
+    assert any(row.startswith("theory03-es,") and ",solver," in row for row in rows), rows

@@ -1,0 +1,72 @@
+"""The walk record and the graph drawing the notebooks show."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+from minigrad import Value  # noqa: E402
+from minigrad.draw import draw_graph  # noqa: E402
+from minigrad.trace import format_steps, reverse_walk  # noqa: E402
+
+
+def diamond():
+    a, b, c = Value(2, label="a"), Value(3, label="b"), Value(4, label="c")
+    ab = a * b; ab.label = "ab"
+    e = ab + c; e.label = "e"
+    f = a - c; f.label = "f"
+    L = e * f; L.label = "L"
+    return dict(a=a, b=b, c=c, ab=ab, e=e, f=f, L=L)
+
+
+def walk(g, names, **options):
+    return reverse_walk(g["L"], order=[g[n] for n in names], **options)
+
+
+def test_seed_walk_has_the_seven_steps_of_the_notes():
+    g = diamond()
+    steps = walk(g, ["L", "f", "e", "ab", "c", "b", "a"])
+    record = [(s.node.label, [(p.label, added, after) for p, added, after in s.contributions])
+              for s in steps]
+    assert record == [
+        ("L", [("e", -2, -2), ("f", 10, 10)]),
+        ("f", [("a", 10, 10), ("c", -10, -10)]),
+        ("e", [("ab", -2, -2), ("c", -2, -12)]),
+        ("ab", [("a", -6, 4), ("b", -4, -4)]),
+        ("c", []), ("b", []), ("a", []),
+    ]
+    text = format_steps(steps, "es")
+    assert "4. ab._backward()   [ab = a * b]" in text
+    assert "c.grad += -2   → ahora c.grad = -12" in text
+    assert text.count("hoja: no hace nada") == 3
+
+
+def test_walk_matches_backward():
+    g1, g2 = diamond(), diamond()
+    reverse_walk(g1["L"])
+    g2["L"].backward()
+    assert [g1[n].grad for n in "abc"] == [g2[n].grad for n in "abc"] == [4, -4, -12]
+
+
+def test_assignment_instead_of_accumulation():
+    g = diamond()
+    steps = walk(g, ["L", "f", "e", "ab", "c", "b", "a"], accumulate=False)
+    assert [g[n].grad for n in "abc"] == [-6, -4, -2]
+    assert "c.grad = -2" in format_steps(steps)
+
+
+def test_wrong_order_loses_the_contribution_through_ab():
+    g = diamond()
+    walk(g, ["L", "ab", "f", "e", "c", "b", "a"])
+    assert [g[n].grad for n in "abc"] == [10, 0, -12]
+
+
+def test_drawing_has_one_box_per_node_with_data_and_grad():
+    g = diamond()
+    g["L"].backward()
+    figure = draw_graph(g["L"], title="diamond")
+    texts = [t.get_text() for t in figure.axes[0].texts if t.get_text()]
+    arrows = [t for t in figure.axes[0].texts if not t.get_text()]
+    assert len(texts) == 7
+    assert len(arrows) == 8  # a->ab, b->ab, ab->e, c->e, a->f, c->f, e->L, f->L
+    assert "a\ndata = 2\ngrad = 4" in texts
+    assert "L  (*)\ndata = -20\ngrad = 1" in texts
+    assert len(figure.axes[0].patches) == 7
