@@ -23,19 +23,43 @@ from traitlets import Integer
 
 from course.checks import find_check
 from course.i18n import say
+from course.sandbox import SandboxedKernelManager
 from course.student import EVIDENCE_MIME, SEED_VARIABLE
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 class GradingExecute(Execute):
+    """nbgrader's Execute, in a sandbox, surviving deaths, with the verdict decided here."""
+
+    max_output_bytes = Integer(
+        1_000_000, help="Output kept per cell; past it the cell's output is cut off "
+                        "(protects the grader's memory from output floods)."
+    ).tag(config=True)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
+        super().__init__(*args, **kwargs)
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = self._output_sizes.get(cell_index, 0) + len(json.dumps(msg.get("content", {})))
+        self._output_sizes[cell_index] = size
+        if size > self.max_output_bytes:
+            if not self._output_sizes.get(("cut", cell_index)):
+                self._output_sizes[("cut", cell_index)] = True
+                outs.append(new_output("stream", name="stdout", text="\n[...] " + say(
+                    "output_cut", self._lang, limit=self.max_output_bytes) + "\n"))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
     max_kernel_restarts = Integer(
         3, help="How many times a dead kernel is replaced before the rest of the "
                 "notebook is given up (each replacement replays earlier cells)."
     ).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
-        lang = notebook_language(nb)
+        lang = self._lang = notebook_language(nb)
+        self._output_sizes = {}
         seed = secrets.randbelow(2 ** 31)
         previous = os.environ.get(SEED_VARIABLE)
         os.environ[SEED_VARIABLE] = str(seed)  # the kernel inherits the grader's environment

@@ -41,6 +41,10 @@ MESSAGES = {
         "en": "not run: the kernel died too many times before this cell",
         "es": "no ejecutada: el kernel murió demasiadas veces antes de esta celda",
     },
+    "output_cut": {
+        "en": "output cut off: this cell printed more than {limit} bytes",
+        "es": "salida cortada: esta celda imprimió más de {limit} bytes",
+    },
     "code_stub": {
         "en": "# YOUR CODE HERE\nraise NotImplementedError()",
         "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",

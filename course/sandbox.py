@@ -1,0 +1,89 @@
+"""Start every autograding kernel inside a bubblewrap sandbox, with limits.
+
+nbgrader starts kernels through nbclient, which asks a jupyter_client
+KernelManager; `nbgrader_setup.configure` names this one. Inside the sandbox
+the kernel sees, read-only: the system (/usr, /lib, /etc), the Python
+installation and virtual environment, and the course's own packages. It can
+write only to a scratch copy of the submission's folder (thrown away
+afterwards) and a private /tmp. It has no network, no view of source/, the
+gradebook, other submissions or the instructor's home, and it runs under
+memory, process, CPU-time and file-size limits.
+"""
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Bool, Integer
+
+PACKAGES = [Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "minigrad"]
+SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
+MISSING_TOOL = (
+    "bubblewrap (bwrap) is not installed, so student code would run with your own "
+    "permissions. Install it (Debian/Ubuntu: `apt-get install bubblewrap`), or opt out "
+    "explicitly in nbgrader_config.py with `c.SandboxedKernelManager.sandbox = False`.")
+
+
+class SandboxMissing(RuntimeError):
+    pass
+
+
+def sandbox_available():
+    return shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    sandbox = Bool(True, help="Run kernels in bubblewrap. False runs them unsandboxed "
+                              "(every report then says so).").tag(config=True)
+    memory_limit = Integer(2 * 1024 ** 3, help="Address-space limit in bytes.").tag(config=True)
+    process_limit = Integer(512, help="Processes and threads of the grading user.").tag(config=True)
+    cpu_seconds = Integer(600, help="CPU seconds for the whole kernel.").tag(config=True)
+    file_size_limit = Integer(64 * 1024 ** 2, help="Largest file the kernel may write.").tag(config=True)
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.sandbox and not sandbox_available():
+            raise SandboxMissing(MISSING_TOOL)
+        # a private folder for the connection file and the IPC sockets: TCP on
+        # loopback does not cross the sandbox's own network namespace
+        self._private = Path(tempfile.mkdtemp(prefix="course-kernel-"))
+        self.connection_file = str(self._private / "kernel.json")
+        if self.sandbox:
+            self.transport = "ipc"
+            self.ip = str(self._private / "ipc")
+        self._scratch = None
+        return await super()._async_pre_start_kernel(**kw)
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        command = super().format_kernel_cmd(extra_arguments)
+        if not self.sandbox:
+            return command
+        cwd = self._launch_args.get("cwd") or os.getcwd()
+        self._scratch = Path(tempfile.mkdtemp(prefix="course-scratch-"))
+        shutil.copytree(cwd, self._scratch, dirs_exist_ok=True)
+        limits = ["prlimit", f"--as={self.memory_limit}", f"--nproc={self.process_limit}",
+                  f"--cpu={self.cpu_seconds}", f"--fsize={self.file_size_limit}", "--"]
+        return limits + bwrap_arguments(self._private, self._scratch, cwd) + ["--"] + command
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart=restart)
+        for folder in (getattr(self, "_private", None), getattr(self, "_scratch", None)):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def bwrap_arguments(private, scratch, cwd):
+    arguments = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+                 "--unsetenv", "JPY_PARENT_PID",  # the kernel would see its parent as gone
+                 "--proc", "/proc", "--dev", "/dev",
+                 "--tmpfs", "/tmp"]  # before any bind under /tmp
+    for path in SYSTEM:
+        if os.path.exists(path):
+            arguments += ["--ro-bind", path, path]
+    for path in sorted({sys.base_prefix, sys.prefix, *map(str, PACKAGES)}):
+        arguments += ["--ro-bind", path, path]
+    arguments += ["--bind", str(private), str(private),
+                  "--bind", str(scratch), str(cwd), "--chdir", str(cwd),
+                  "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp"]
+    return arguments
