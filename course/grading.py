@@ -16,7 +16,7 @@ import os
 import re
 import secrets
 
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
@@ -64,14 +64,18 @@ class GradingExecute(Execute):
         previous = os.environ.get(SEED_VARIABLE)
         os.environ[SEED_VARIABLE] = str(seed)  # the kernel inherits the grader's environment
         try:
-            self._execute_surviving_deaths(nb, resources, lang)
+            unreadable = nb.metadata.get("course", {}).get("unreadable")
+            if not unreadable:
+                self._execute_surviving_deaths(nb, resources, lang)
         finally:
             if previous is None:
                 os.environ.pop(SEED_VARIABLE, None)
             else:
                 os.environ[SEED_VARIABLE] = previous
         for cell in nb.cells:
-            if is_graded_test(cell):
+            if unreadable and is_graded_test(cell):
+                cell.outputs = [_error("Unreadable", say("unreadable", lang, error=unreadable))]
+            elif is_graded_test(cell):
                 decide(cell, seed, lang)
         return nb, resources
 
@@ -83,10 +87,15 @@ class GradingExecute(Execute):
             try:
                 self._run_from(nb, resources, killers, resume_at)
                 return
-            except DeadKernelError:
+            except (DeadKernelError, CellTimeoutError) as error:
+                # the kernel is dead, or stuck past an interrupt: a new one takes over
                 index = self._current_index
                 killers.add(index)
-                nb.cells[index].outputs.append(_error("KernelDied", say("kernel_died", lang)))
+                if isinstance(error, CellTimeoutError):
+                    reason = _error("CellTimeout", say("timeout", lang, seconds=self.timeout))
+                else:
+                    reason = _error("KernelDied", say("kernel_died", lang))
+                nb.cells[index].outputs.append(reason)
                 resume_at = index + 1
                 self.km = None  # a new kernel next time round
                 self.kc = None

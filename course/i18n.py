@@ -37,6 +37,12 @@ MESSAGES = {
         "es": "el kernel murió ejecutando esta celda (límite de memoria, os._exit, un fallo); "
               "la corrección siguió en un kernel nuevo",
     },
+    "timeout": {
+        "en": "this cell was still running after {seconds} s and was stopped; "
+              "grading went on in a new kernel",
+        "es": "esta celda seguía ejecutándose tras {seconds} s y se detuvo; "
+              "la corrección siguió en un kernel nuevo",
+    },
     "not_run": {
         "en": "not run: the kernel died too many times before this cell",
         "es": "no ejecutada: el kernel murió demasiadas veces antes de esta celda",
@@ -44,6 +50,14 @@ MESSAGES = {
     "output_cut": {
         "en": "output cut off: this cell printed more than {limit} bytes",
         "es": "salida cortada: esta celda imprimió más de {limit} bytes",
+    },
+    "unreadable": {
+        "en": "your file could not be read as a notebook, so nothing in it was run ({error})",
+        "es": "tu archivo no se pudo leer como cuaderno, así que no se ejecutó nada ({error})",
+    },
+    "missing_cell": {
+        "en": "this graded cell is missing from the submission",
+        "es": "esta celda calificada falta en la entrega",
     },
     "code_stub": {
         "en": "# YOUR CODE HERE\nraise NotImplementedError()",

@@ -1,4 +1,8 @@
 """Small nbgrader preprocessors the course plugs in through nbgrader_config.py."""
+import os
+
+import nbformat
+from nbconvert.exporters import NotebookExporter
 from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
@@ -41,3 +45,59 @@ class HideHiddenTests(NbGraderPreprocessor):
                     kept.append(line)
             cell.source = "\n".join(kept)
         return cell, resources
+
+
+def release_notebook(configurable, resources):
+    """The notebook students received for this submission (no solutions in it)."""
+    while not hasattr(configurable, "coursedir"):  # preprocessor -> exporter -> converter
+        configurable = configurable.parent
+    coursedir = configurable.coursedir
+    info = resources["nbgrader"]
+    folder = coursedir.format_path(coursedir.release_directory, ".", info["assignment"])
+    return nbformat.read(os.path.join(folder, info["notebook"] + ".ipynb"), as_version=4)
+
+
+class TolerantNotebookExporter(NotebookExporter):
+    """Reads a submission; one that is not a readable notebook is graded as the
+    unmodified release, marked with the reason, instead of stopping nbgrader."""
+
+    def from_filename(self, filename, resources=None, **kw):
+        try:
+            with open(filename, encoding="utf-8") as stream:
+                nb = nbformat.read(stream, as_version=4)
+            nbformat.validate(nb)
+        except Exception as error:  # not JSON, not UTF-8, not a notebook, wrong version
+            nb = release_notebook(self.parent, resources)
+            reason = f"{type(error).__name__}: {error}"[:300]
+            nb.metadata.setdefault("course", {})["unreadable"] = reason
+        return self.from_notebook_node(nb, resources=resources, **kw)
+
+
+class RepairMetadata(NbGraderPreprocessor):
+    """First sanitizer: nbgrader metadata is the student's to break, so keep only
+    what matches the release (nbgrader then restores sources and points).
+
+    Without it, one notebook with an edited schema_version stops nbgrader for
+    the whole cohort (SchemaTooOldError), and a cell the student tagged as
+    graded would be graded.
+    """
+
+    def preprocess(self, nb, resources):
+        release = release_notebook(self.parent, resources)
+        known = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]
+                 for c in release.cells if "nbgrader" in c.metadata}
+        seen = set()
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            if grade_id in known and grade_id not in seen:
+                cell.metadata["nbgrader"] = dict(known[grade_id])
+                seen.add(grade_id)
+            else:
+                del cell.metadata["nbgrader"]  # a copy, or not from the release
+        nb.metadata.setdefault("course", {})["missing_cells"] = sorted(set(known) - seen)
+        language = release.metadata.get("course", {}).get("lang")
+        nb.metadata["course"]["lang"] = language  # the assignment's, not the file's
+        return nb, resources

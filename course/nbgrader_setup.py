@@ -2,11 +2,12 @@
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme, ClearOutput,
-    ComputeChecksums, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests,
-    LimitOutput, LockCells, SaveAutoGrades, SaveCells)
+    ComputeChecksums, DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests,
+    LimitOutput, LockCells, OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 
 from course.grading import GradingExecute
-from course.nbgrader_ext import HideHiddenTests, LocalizedClearSolutions
+from course.nbgrader_ext import (
+    HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
 
 
 def configure(c):
@@ -16,7 +17,12 @@ def configure(c):
         IncludeHeaderFooter, InstantiateTests, LockCells, LocalizedClearSolutions, ClearOutput,
         CheckCellMetadata, ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme,
         ComputeChecksums, CheckCellMetadata]
-    # nbgrader's own list, with the verdict decided outside the student's kernel
+    # nbgrader's own lists, with the student's metadata repaired first and the
+    # verdict decided outside the student's kernel
+    c.Autograde.exporter_class = TolerantNotebookExporter
+    c.Autograde.sanitize_preprocessors = [
+        RepairMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+        CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
         GradingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         AssignLatePenalties, CheckCellMetadata]

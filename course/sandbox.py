@@ -52,6 +52,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         if self.sandbox:
             self.transport = "ipc"
             self.ip = str(self._private / "ipc")
+            # a signal sent to bwrap does not reach the kernel inside: interrupt
+            # (on a cell's timeout) by a message on the control channel instead
+            self.kernel_spec.interrupt_mode = "message"
         self._scratch = None
         return await super()._async_pre_start_kernel(**kw)
 
