@@ -2,6 +2,7 @@
 
     python -m course build   # write source/ (executed, outputs stored) and release/
     python -m course check   # fail if source/ or release/ is stale, or EN and ES differ
+    python -m course report ASSIGNMENT   # per-cohort scores and reasons, after autograde
 """
 import json
 import os
@@ -108,5 +109,8 @@ def main(argv=None):
         if stale:
             raise SystemExit("stale, run `python -m course build`:\n  " + "\n  ".join(stale))
         print("source/ and release/ match the masters; English and Spanish match")
+    elif command == "report" and len(argv) == 2:
+        from course.report import write
+        write(Path.cwd(), argv[1])
     else:
         raise SystemExit(__doc__)

@@ -72,6 +72,8 @@ class GradingExecute(Execute):
                 os.environ.pop(SEED_VARIABLE, None)
             else:
                 os.environ[SEED_VARIABLE] = previous
+        sandboxed = SandboxedKernelManager(config=self.config).sandbox
+        nb.metadata.setdefault("course", {})["grading"] = {"sandboxed": sandboxed}
         for cell in nb.cells:
             if unreadable and is_graded_test(cell):
                 cell.outputs = [_error("Unreadable", say("unreadable", lang, error=unreadable))]

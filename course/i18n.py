@@ -59,6 +59,10 @@ MESSAGES = {
         "en": "this graded cell is missing from the submission",
         "es": "esta celda calificada falta en la entrega",
     },
+    "not_graded": {
+        "en": "not graded: nbgrader could not process this submission (see its log)",
+        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro)",
+    },
     "code_stub": {
         "en": "# YOUR CODE HERE\nraise NotImplementedError()",
         "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",

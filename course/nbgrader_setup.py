@@ -6,6 +6,7 @@ from nbgrader.preprocessors import (
     LimitOutput, LockCells, OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 
 from course.grading import GradingExecute
+from course.sandbox import refuse_without_sandbox
 from course.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
 
@@ -27,4 +28,11 @@ def configure(c):
         GradingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
-    c.Execute.timeout = 30  # seconds per cell
+    c.Autograde.pre_convert_hook = refuse_without_sandbox
+    # limits, each also settable in nbgrader_config.py after configure(c)
+    c.Execute.timeout = 30  # seconds a cell may run
+    c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell
+    c.SandboxedKernelManager.memory_limit = 2 * 1024 ** 3  # bytes of address space
+    c.SandboxedKernelManager.process_limit = 512  # processes and threads
+    c.SandboxedKernelManager.cpu_seconds = 600  # CPU time of one kernel
+    c.SandboxedKernelManager.sandbox = True  # False: unsandboxed, and reports say so

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Integer
+from traitlets import Bool, Integer, Unicode
 
 PACKAGES = [Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "minigrad"]
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
@@ -30,20 +30,30 @@ class SandboxMissing(RuntimeError):
     pass
 
 
-def sandbox_available():
-    return shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
+def sandbox_available(bwrap="bwrap"):
+    return shutil.which(bwrap) is not None and shutil.which("prlimit") is not None
+
+
+def refuse_without_sandbox(**_):
+    """nbgrader's pre_convert_hook: stop the whole run, before anything is
+    written, when the sandbox is wanted but bubblewrap is missing."""
+    from traitlets.config import Application
+    manager = SandboxedKernelManager(config=Application.instance().config)
+    if manager.sandbox and not sandbox_available(manager.bwrap):
+        raise SystemExit(MISSING_TOOL)  # not an Exception: nbgrader lets it through
 
 
 class SandboxedKernelManager(AsyncKernelManager):
     sandbox = Bool(True, help="Run kernels in bubblewrap. False runs them unsandboxed "
                               "(every report then says so).").tag(config=True)
+    bwrap = Unicode("bwrap", help="The bubblewrap program.").tag(config=True)
     memory_limit = Integer(2 * 1024 ** 3, help="Address-space limit in bytes.").tag(config=True)
     process_limit = Integer(512, help="Processes and threads of the grading user.").tag(config=True)
     cpu_seconds = Integer(600, help="CPU seconds for the whole kernel.").tag(config=True)
     file_size_limit = Integer(64 * 1024 ** 2, help="Largest file the kernel may write.").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
-        if self.sandbox and not sandbox_available():
+        if self.sandbox and not sandbox_available(self.bwrap):
             raise SandboxMissing(MISSING_TOOL)
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
@@ -67,7 +77,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         shutil.copytree(cwd, self._scratch, dirs_exist_ok=True)
         limits = ["prlimit", f"--as={self.memory_limit}", f"--nproc={self.process_limit}",
                   f"--cpu={self.cpu_seconds}", f"--fsize={self.file_size_limit}", "--"]
-        return limits + bwrap_arguments(self._private, self._scratch, cwd) + ["--"] + command
+        sandbox = [self.bwrap] + bwrap_arguments(self._private, self._scratch, cwd)
+        return limits + sandbox + ["--"] + command
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
@@ -77,7 +88,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
 
 def bwrap_arguments(private, scratch, cwd):
-    arguments = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+    arguments = ["--unshare-all", "--die-with-parent", "--new-session",
                  "--unsetenv", "JPY_PARENT_PID",  # the kernel would see its parent as gone
                  "--proc", "/proc", "--dev", "/dev",
                  "--tmpfs", "/tmp"]  # before any bind under /tmp
