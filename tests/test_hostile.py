@@ -85,8 +85,8 @@ def test_reasons_of_the_cells_that_broke(graded):
     course = graded[0]
     def outputs(name):
         nb = course.autograded(ASSIGNMENT, name)
-        return "\n".join(str(o.get("evalue") or o.get("text") or "") for c in nb.cells
-                         if c.cell_type == "code" for o in c.outputs)
+        return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
+                         for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "still running after 5 s" in outputs("loop_ignoring_interrupts")
     assert "KeyboardInterrupt" in outputs("endless_loop")
     assert "kernel died while running this cell" in outputs("dying_kernel")
