@@ -17,7 +17,7 @@ import re
 import secrets
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbformat.v4 import new_output
+from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
@@ -72,6 +72,10 @@ class GradingExecute(Execute):
                 os.environ.pop(SEED_VARIABLE, None)
             else:
                 os.environ[SEED_VARIABLE] = previous
+        missing = nb.metadata.get("course", {}).get("missing_cells", [])
+        if missing:
+            # say it where the student will look: at the top of the graded copy and feedback
+            nb.cells.insert(0, new_markdown_cell(say("missing_cells", lang, ids=", ".join(missing))))
         sandboxed = SandboxedKernelManager(config=self.config).sandbox
         nb.metadata.setdefault("course", {})["grading"] = {"sandboxed": sandboxed}
         for cell in nb.cells:
@@ -180,8 +184,9 @@ def _reject_constant(name):
 def defuse(output):
     """The same text, but no longer an error, stderr or result nbgrader would score."""
     if output.output_type == "error":
-        text = "\n".join(ANSI.sub("", line) for line in output.get("traceback", []))
-        return new_output("stream", name="stdout", text=text or f"{output.ename}: {output.evalue}")
+        # the message, not the traceback: a traceback quotes the hidden tests' source
+        return new_output("stream", name="stdout",
+                          text=f"{output.get('ename', '')}: {ANSI.sub('', str(output.get('evalue', '')))}\n")
     if output.output_type == "stream":
         return new_output("stream", name="stdout", text=output.get("text", ""))
     if output.output_type == "execute_result":

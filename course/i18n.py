@@ -63,6 +63,10 @@ MESSAGES = {
         "en": "not graded: nbgrader could not process this submission (see its log)",
         "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro)",
     },
+    "missing_cells": {
+        "en": "**Graded cells missing from this submission (0 points each):** {ids}",
+        "es": "**Celdas calificadas que faltan en esta entrega (0 puntos cada una):** {ids}",
+    },
     "code_stub": {
         "en": "# YOUR CODE HERE\nraise NotImplementedError()",
         "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",

@@ -66,3 +66,12 @@ def test_every_graded_cell_has_a_registered_check():
             if meta.get("grade"):
                 assert find_check(meta["grade_id"]).grade_id == meta["grade_id"]
                 assert f'student.probe("{meta["grade_id"]}"' in cell.source
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "source").glob("*/*.ipynb")), ids=str)
+def test_executed_notebooks_have_no_errors_or_stderr(path):
+    nb = nbformat.read(path, 4)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", (path, cell.source[:80])
+            assert output.get("name") != "stderr", (path, cell.source[:80], output.get("text"))

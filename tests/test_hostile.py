@@ -93,6 +93,8 @@ def test_reasons_of_the_cells_that_broke(graded):
     assert "MemoryError" in outputs("memory_bomb")
     assert "output cut off" in outputs("output_flood")
     assert "no network" in outputs("network")
+    top = course.autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
+    assert "Graded cells missing" in top and "theory03-walk" in top
 
 
 def test_honest_work_in_the_same_run_is_unaffected(graded):
@@ -129,3 +131,11 @@ def test_grading_refuses_to_start_without_bubblewrap(tmp_path):
                              check=False)
     assert "apt-get install bubblewrap" in result.stdout + result.stderr
     assert not (course.root / "autograded" / "someone").exists()
+
+
+def test_tracebacks_quoting_hidden_tests_are_not_kept(graded):
+    """Regression: a failing hidden check's traceback, kept as text, showed its source."""
+    course = graded[0]
+    for cell in graded_cells(course.autograded(ASSIGNMENT, "hard_coded")).values():
+        text = "".join(str(o.get("text", "")) + str(o.get("evalue", "")) for o in cell.outputs)
+        assert "student.probe" not in text and "HIDDEN" not in text
