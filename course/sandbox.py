@@ -31,7 +31,7 @@ class SandboxMissing(RuntimeError):
 
 
 def sandbox_available(bwrap="bwrap"):
-    return shutil.which(bwrap) is not None and shutil.which("prlimit") is not None
+    return all(shutil.which(tool) for tool in (bwrap, "prlimit", "setpriv"))
 
 
 def refuse_without_sandbox(**_):
@@ -51,6 +51,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     process_limit = Integer(512, help="Processes and threads of the grading user.").tag(config=True)
     cpu_seconds = Integer(600, help="CPU seconds for the whole kernel.").tag(config=True)
     file_size_limit = Integer(64 * 1024 ** 2, help="Largest file the kernel may write.").tag(config=True)
+    uid = Integer(65534, help="The unprivileged user the kernel runs as (default: nobody), so the "
+                              "process limit counts the kernel's processes only.").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         if self.sandbox and not sandbox_available(self.bwrap):
@@ -75,10 +77,15 @@ class SandboxedKernelManager(AsyncKernelManager):
         cwd = self._launch_args.get("cwd") or os.getcwd()
         self._scratch = Path(tempfile.mkdtemp(prefix="course-scratch-"))
         shutil.copytree(cwd, self._scratch, dirs_exist_ok=True)
+        for folder in (self._scratch, self._private):  # the kernel's user must write here
+            for path in [folder, *folder.rglob("*")]:
+                os.chown(path, self.uid, self.uid)
         limits = ["prlimit", f"--as={self.memory_limit}", f"--nproc={self.process_limit}",
                   f"--cpu={self.cpu_seconds}", f"--fsize={self.file_size_limit}", "--"]
         sandbox = [self.bwrap] + bwrap_arguments(self._private, self._scratch, cwd)
-        return limits + sandbox + ["--"] + command
+        drop = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                "--no-new-privs", "--"]
+        return limits + sandbox + ["--"] + drop + command
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
@@ -88,16 +95,31 @@ class SandboxedKernelManager(AsyncKernelManager):
 
 
 def bwrap_arguments(private, scratch, cwd):
-    arguments = ["--unshare-all", "--die-with-parent", "--new-session",
+    # every namespace but the user one: the kernel then drops to a real unprivileged
+    # user (setpriv), whose processes alone count against the process limit
+    arguments = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                 "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                  "--unsetenv", "JPY_PARENT_PID",  # the kernel would see its parent as gone
                  "--proc", "/proc", "--dev", "/dev",
-                 "--tmpfs", "/tmp"]  # before any bind under /tmp
+                 "--perms", "1777", "--tmpfs", "/tmp"]  # before any bind under /tmp
     for path in SYSTEM:
         if os.path.exists(path):
             arguments += ["--ro-bind", path, path]
-    for path in sorted({sys.base_prefix, sys.prefix, *map(str, PACKAGES)}):
+    readable = sorted({sys.base_prefix, sys.prefix, *map(str, PACKAGES)})
+    # bwrap makes the folders above a mount point 0700 when run as root: the
+    # kernel's unprivileged user needs them 0755 to reach what is mounted
+    ancestors = sorted({str(parent) for path in readable + [str(private), str(cwd)]
+                        for parent in Path(path).parents
+                        if str(parent) not in ("/", "/tmp") and not _under(parent, SYSTEM)})
+    for folder in ancestors:
+        arguments += ["--perms", "0755", "--dir", folder]
+    for path in readable:
         arguments += ["--ro-bind", path, path]
     arguments += ["--bind", str(private), str(private),
                   "--bind", str(scratch), str(cwd), "--chdir", str(cwd),
                   "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp"]
     return arguments
+
+
+def _under(path, roots):
+    return any(Path(path) == Path(root) or Path(root) in Path(path).parents for root in roots)

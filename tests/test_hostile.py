@@ -93,6 +93,7 @@ def test_reasons_of_the_cells_that_broke(graded):
     assert "MemoryError" in outputs("memory_bomb")
     assert "output cut off" in outputs("output_flood")
     assert "no network" in outputs("network")
+    assert "fork refused after" in outputs("fork_bomb")
     top = course.autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
     assert "Graded cells missing" in top and "theory03-walk" in top
 

@@ -161,6 +161,19 @@ except OSError as error:
     print("no network:", error)
 '''
 
+FORK_BOMB = '''
+import os, time
+children = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        children += 1
+except OSError as error:
+    print("fork refused after", children, "children:", error)
+'''
+
 CASES = {
     # name: (make, expected total, {grade_id: text in its reason})
     "honest": (answers({}), 10, {"theory03-walk": "all 10 checks passed"}),
@@ -173,6 +186,7 @@ CASES = {
     "dying_kernel": (with_cell("import os\nos._exit(1)"), 10, {}),
     "dying_at_the_end": (with_cell("import os\nos._exit(1)", position="end"), 10, {}),
     "memory_bomb": (with_cell("hog = []\nwhile True:\n    hog.append(bytearray(10 ** 8))"), 10, {}),
+    "fork_bomb": (with_cell(FORK_BOMB), 10, {}),
     "output_flood": (with_cell("for i in range(10 ** 5):\n    print('spam' * 20)"), 10, {}),
     "deleted_test_cell": (deleted_cell, 7, {"theory03-walk": "missing"}),
     "duplicated_cells": (duplicated_cells, 10, {}),
