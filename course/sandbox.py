@@ -7,7 +7,8 @@ installation and virtual environment, and the course's own packages. It can
 write only to a scratch copy of the submission's folder (thrown away
 afterwards) and a private /tmp. It has no network, no view of source/, the
 gradebook, other submissions or the instructor's home, and it runs under
-memory, process, CPU-time and file-size limits.
+memory, process, CPU-time and file-size limits, as the unprivileged user
+`nobody` (so the process limit counts the kernel's own processes only).
 """
 import os
 import shutil
