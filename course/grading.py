@@ -16,6 +16,7 @@ import os
 import re
 import secrets
 
+from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import Execute
@@ -36,6 +37,10 @@ class GradingExecute(Execute):
         1_000_000, help="Output kept per cell; past it the cell's output is cut off "
                         "(protects the grader's memory from output floods)."
     ).tag(config=True)
+    max_kernel_restarts = Integer(
+        3, help="How many times a dead kernel is replaced before the rest of the "
+                "notebook is given up (each replacement replays earlier cells)."
+    ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
@@ -51,11 +56,6 @@ class GradingExecute(Execute):
                     "output_cut", self._lang, limit=self.max_output_bytes) + "\n"))
             return None
         return super().output(outs, msg, display_id, cell_index)
-
-    max_kernel_restarts = Integer(
-        3, help="How many times a dead kernel is replaced before the rest of the "
-                "notebook is given up (each replacement replays earlier cells)."
-    ).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         lang = self._lang = notebook_language(nb)
@@ -89,7 +89,6 @@ class GradingExecute(Execute):
         killers = set()  # cells whose execution killed the kernel
         resume_at = 0
         for _ in range(self.max_kernel_restarts + 1):
-            index = None
             try:
                 self._run_from(nb, resources, killers, resume_at)
                 return
@@ -110,8 +109,7 @@ class GradingExecute(Execute):
                 cell.outputs = [_error("NotRun", say("not_run", lang))]
 
     def _run_from(self, nb, resources, killers, resume_at):
-        from nbclient import NotebookClient
-        NotebookClient.__init__(self, nb, None)
+        NotebookClient.__init__(self, nb, None)  # as nbconvert's preprocess() does
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         with self.setup_kernel():

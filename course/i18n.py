@@ -17,7 +17,7 @@ MESSAGES = {
     },
     "passed": {
         "en": "✔ {grade_id}: all {n} checks passed",
-        "es": "✔ {grade_id}: las {n} comprobaciones pasan",
+        "es": "✔ {grade_id}: superadas las {n} comprobaciones",
     },
     "no_evidence": {
         "en": "the checks of this cell did not run to the end{why}",

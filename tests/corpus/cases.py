@@ -174,6 +174,13 @@ except OSError as error:
     print("fork refused after", children, "children:", error)
 '''
 
+def dies_again_and_again(course, paths):
+    nb = course.solved("theory03-en")
+    for _ in range(4):  # one more death than GradingExecute.max_kernel_restarts allows
+        nb.cells.insert(4, cell("import os\nos._exit(1)"))
+    return nb
+
+
 CASES = {
     # name: (make, expected total, {grade_id: text in its reason})
     "honest": (answers({}), 10, {"theory03-walk": "all 10 checks passed"}),
@@ -185,6 +192,7 @@ CASES = {
         "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"), 10, {}),
     "dying_kernel": (with_cell("import os\nos._exit(1)"), 10, {}),
     "dying_at_the_end": (with_cell("import os\nos._exit(1)", position="end"), 10, {}),
+    "dies_again_and_again": (dies_again_and_again, 0, {"theory03-forward": "not run"}),
     "memory_bomb": (with_cell("hog = []\nwhile True:\n    hog.append(bytearray(10 ** 8))"), 10, {}),
     "fork_bomb": (with_cell(FORK_BOMB), 10, {}),
     "output_flood": (with_cell("for i in range(10 ** 5):\n    print('spam' * 20)"), 10, {}),
