@@ -70,7 +70,7 @@ def test_feedback_is_localized_and_hides_hidden_tests(course, assignment):
     assert "student.probe" not in html and "BEGIN HIDDEN TESTS" not in html, result.stderr
     lang = assignment.rsplit("-", 1)[1]
     assert {"en": "hidden tests", "es": "tests ocultos"}[lang] in html
-    assert {"en": "all", "es": "comprobaciones pasan"}[lang] in html
+    assert {"en": "all 7 checks passed", "es": "superadas las 7 comprobaciones"}[lang] in html
 
 
 def test_export_lists_every_submission(course):
