@@ -7,11 +7,10 @@ reference (see `course/grading.py`). Nothing here decides a grade: code in
 this kernel can be changed by the student, so it only reports.
 """
 import json
-import math
 import os
 
 from course.i18n import say
-from course.checks import find_check, plain
+from course.checks import close, find_check, plain
 
 EVIDENCE_MIME = "application/vnd.autograd-course.evidence+json"
 SEED_VARIABLE = "COURSE_GRADING_SEED"
@@ -30,16 +29,8 @@ def expect_close(got, want, what, tol=1e-9):
         got_plain = plain(got)
     except TypeError:
         raise AssertionError(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
-    if not _close(got_plain, plain(want), tol):
+    if not close(got_plain, plain(want), tol, tol):
         raise AssertionError(say("returned", lang, what=what, got=got_plain, want=plain(want)))
-
-
-def _close(got, want, tol):
-    if isinstance(want, list):
-        return (isinstance(got, list) and len(got) == len(want)
-                and all(_close(g, w, tol) for g, w in zip(got, want)))
-    return (isinstance(got, float) and math.isfinite(got)
-            and math.isclose(got, want, rel_tol=tol, abs_tol=tol))
 
 
 def probe(grade_id, *student_objects):

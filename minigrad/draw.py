@@ -4,6 +4,8 @@ from matplotlib.patches import FancyBboxPatch
 
 from .trace import name
 
+COLUMN = 2.4  # horizontal distance between layers of the graph
+
 
 def layers(root):
     """Each node's column: 0 for leaves, else one more than its deepest input."""
@@ -29,12 +31,12 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         rows[c] = rows.get(c, 0) + 1
     tallest = max(rows.values())
     if ax is None:
-        width = 2.4 * (max(rows) + 1)
+        width = COLUMN * (max(rows) + 1)
         _, ax = plt.subplots(figsize=(width, 1.5 * tallest + 0.8))
     xy = {}
     for key, (c, r) in position.items():
         # centre each column vertically
-        xy[key] = (c * 2.4, (tallest - 1) / 2 - r + (rows[c] - 1) / 2)
+        xy[key] = (c * COLUMN, (tallest - 1) / 2 - r + (rows[c] - 1) / 2)
     for node in order:
         x, y = xy[id(node)]
         for parent in node._prev:
@@ -49,7 +51,7 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         ax.add_patch(FancyBboxPatch((x - 0.75, y - 0.38), 1.5, 0.76,
                                     boxstyle="round,pad=0.04", fc=colour, ec="0.3"))
         ax.text(x, y, text, ha="center", va="center", fontsize=9, family="monospace")
-    ax.set_xlim(-1, 2.4 * max(rows) + 1)
+    ax.set_xlim(-1, COLUMN * max(rows) + 1)
     ax.set_ylim(-0.7, tallest - 0.3)
     ax.axis("off")
     if title:

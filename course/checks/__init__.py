@@ -18,13 +18,22 @@ def plain(value):
     """`value` as floats and lists only, or TypeError: nothing the student defined survives."""
     if isinstance(value, bool):
         raise TypeError("bool")
-    if isinstance(value, (int, float)) or type(value).__name__ in ("float64", "float32", "int64"):
+    if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, (tuple, list)):
         return [plain(v) for v in value]
     if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", None) == 0:
-        return plain(value.item())  # a 0-d numpy array or torch tensor
+        return plain(value.item())  # a numpy scalar, a 0-d array or a torch tensor
     raise TypeError(type(value).__name__)
+
+
+def close(got, want, rel_tol, abs_tol):
+    """Whether plain data `got` matches `want` element by element, all finite."""
+    if isinstance(want, list):
+        return (type(got) is list and len(got) == len(want)
+                and all(close(g, w, rel_tol, abs_tol) for g, w in zip(got, want)))
+    return (type(got) in (int, float) and math.isfinite(got)
+            and math.isclose(got, want, rel_tol=rel_tol, abs_tol=abs_tol))
 
 
 @dataclass
@@ -75,17 +84,10 @@ class Check:
                 return Verdict(False, say("raised", lang, what=what, error=str(result["error"])[:300]))
             if "not_plain" in result:
                 return Verdict(False, say("not_plain", lang, what=what, kind=str(result["not_plain"])[:80]))
-            if not self._matches(result.get("value"), want):
+            if not close(result.get("value"), want, self.rel_tol, self.abs_tol):
                 got = _short(result.get("value"))
                 return Verdict(False, say("returned", lang, what=what, got=got, want=_short(want)))
         return Verdict(True, say("passed", lang, grade_id=self.grade_id, n=len(cases)))
-
-    def _matches(self, got, want):
-        if isinstance(want, list):
-            return (type(got) is list and len(got) == len(want)
-                    and all(self._matches(g, w) for g, w in zip(got, want)))
-        return (type(got) in (int, float) and math.isfinite(got)
-                and math.isclose(got, want, rel_tol=self.rel_tol, abs_tol=self.abs_tol))
 
 
 def _short(value):

@@ -1,0 +1,50 @@
+"""The trusted half of a hidden check: judging untrusted evidence."""
+import numpy as np
+import pytest
+import torch
+
+from course.checks import find_check, plain
+
+CHECK = find_check("theory03-gradients")
+
+
+def results_for(fn, seed=7):
+    return CHECK.gather(seed, [fn])
+
+
+def reference(a, b, c):
+    e, f = a * b + c, a - c
+    return f * b + e, f * a, f - e
+
+
+def test_right_answers_pass_and_name_the_count():
+    verdict = CHECK.judge(7, results_for(reference), "en")
+    assert verdict.passed and "all 7 checks passed" in verdict.summary
+
+
+@pytest.mark.parametrize("value", [
+    [float("nan")] * 3, ["4", "-4", "-12"], [True, False, True], [4.0, -4.0], 4.0, None,
+    {"a": 4}, [[4.0], [-4.0], [-12.0]],
+])
+def test_forged_values_fail(value):
+    forged = [{"value": value}] * len(CHECK.draw(7))
+    assert not CHECK.judge(7, forged, "es").passed
+
+
+@pytest.mark.parametrize("evidence", [None, [], "ok", [{"value": [4, -4, -12]}], [1, 2, 3]])
+def test_malformed_evidence_fails(evidence):
+    assert not CHECK.judge(7, evidence, "en").passed
+
+
+def test_errors_in_student_code_become_reasons():
+    results = results_for(lambda a, b, c: 1 / 0)
+    verdict = CHECK.judge(7, results, "es")
+    assert not verdict.passed and "lanzó ZeroDivisionError" in verdict.summary
+
+
+def test_plain_keeps_numbers_only():
+    assert plain((np.float32(1.5), np.int64(2), torch.tensor(3.0), np.array(4.0), 5)) == \
+        [1.5, 2.0, 3.0, 4.0, 5.0]
+    for bad in (True, "4", None, object(), torch.tensor([1.0, 2.0])):
+        with pytest.raises(TypeError):
+            plain(bad)
