@@ -19,6 +19,10 @@ MESSAGES = {
         "en": "✔ {grade_id}: all {n} checks passed",
         "es": "✔ {grade_id}: superadas las {n} comprobaciones",
     },
+    "evidence": {
+        "en": "{grade_id}: {n} hidden cases run; the grader judges them",
+        "es": "{grade_id}: ejecutados {n} casos ocultos; los juzga el corrector",
+    },
     "no_evidence": {
         "en": "the checks of this cell did not run to the end{why}",
         "es": "las comprobaciones de esta celda no llegaron al final{why}",
@@ -42,6 +46,16 @@ MESSAGES = {
               "grading went on in a new kernel",
         "es": "esta celda seguía ejecutándose tras {seconds} s y se detuvo; "
               "la corrección siguió en un kernel nuevo",
+    },
+    "out_of_memory": {
+        "en": "the kernel was stopped while running this cell: it went over its memory limit; "
+              "grading went on in a new kernel",
+        "es": "el kernel se detuvo ejecutando esta celda: superó su límite de memoria; "
+              "la corrección siguió en un kernel nuevo",
+    },
+    "out_of_time": {
+        "en": "not run: the notebook used up its {seconds} s of grading time",
+        "es": "no ejecutada: el cuaderno agotó sus {seconds} s de tiempo de corrección",
     },
     "not_run": {
         "en": "not run: the kernel died too many times before this cell",

@@ -1,16 +1,18 @@
 """What test cells call inside the student's kernel.
 
 `expect_close` gives a visible test a clear message in the notebook's
-language. `probe` runs a unit's hidden checks and prints their *evidence*:
-plain numbers that the grader, in its own process, compares with its own
-reference (see `course/grading.py`). Nothing here decides a grade: code in
-this kernel can be changed by the student, so it only reports.
+language. `probe` runs a unit's hidden cases on the student's functions and
+prints what they returned as *evidence*: the grader, in its own process,
+draws the same cases and compares with its own reference (see
+`grader/checks/`). Nothing here decides a grade, and nothing here knows the
+answers: code in this kernel can be changed by the student, so it only reports.
 """
 import json
 import os
 
+from course.evidence import close, plain
 from course.i18n import say
-from course.checks import close, find_check, plain
+from course.probes import find_probe
 
 EVIDENCE_MIME = "application/vnd.autograd-course.evidence+json"
 SEED_VARIABLE = "COURSE_GRADING_SEED"
@@ -33,20 +35,14 @@ def expect_close(got, want, what, tol=1e-9):
         raise AssertionError(say("returned", lang, what=what, got=got_plain, want=plain(want)))
 
 
-def probe(grade_id, *student_objects):
-    """Run the hidden checks `grade_id` on the student's functions.
-
-    Publishes what they returned as evidence for the grader; then, as a
-    convenience when the notebook is run outside grading, fails with the
-    first mismatch it sees.
-    """
-    lang = _state["lang"]
-    check = find_check(grade_id)
+def probe(grade_id, *student_objects, **stated):
+    """Run the hidden cases `grade_id` on the student's functions and publish
+    what they returned. `stated` is what the test cell asserts (the diamond's
+    gradients, a threshold): the grader reads it from the cell's own source,
+    which nbgrader restores, and enforces it; here it is only shown."""
     seed = int(os.environ.get(SEED_VARIABLE, "0"))
-    results = check.gather(seed, student_objects)
-    verdict = check.judge(seed, results, lang)
+    results = find_probe(grade_id).gather(seed, student_objects)
     from IPython.display import display
+    summary = say("evidence", _state["lang"], grade_id=grade_id, n=len(results))
     display({EVIDENCE_MIME: json.dumps({"grade_id": grade_id, "seed": seed, "results": results}),
-             "text/plain": verdict.summary}, raw=True)
-    if not verdict.passed:
-        raise AssertionError(verdict.summary)
+             "text/plain": summary}, raw=True)

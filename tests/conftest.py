@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.build import ROOT, nbgrader
+from authoring.build import ROOT, nbgrader
 
 UNITS = {"theory03": ("theory03-en", "theory03-es")}
 

@@ -2,9 +2,9 @@
 import nbformat
 import pytest
 
-from course.build import stale_files, units
-from course.masters import differences, for_language, localize_code, read_master
-from course.build import ROOT
+from authoring.build import stale_files, units
+from authoring.masters import differences, for_language, localize_code, read_master
+from authoring.build import ROOT
 
 
 def test_generated_notebooks_are_up_to_date():
@@ -58,7 +58,7 @@ def test_unknown_metadata_is_an_error(tmp_path):
 
 def test_every_graded_cell_has_a_registered_check():
     """A test cell without a check could only be scored from the student's kernel."""
-    from course.checks import find_check
+    from grader.checks import find_check
     for unit in units():
         nb = for_language(read_master(ROOT / "notebooks" / f"{unit}.md"), "en", unit)
         for cell in nb.cells:

@@ -2,7 +2,7 @@
 import pytest
 
 from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
-from course.build import ROOT, nbgrader
+from authoring.build import ROOT, nbgrader
 
 ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import Course, graded_cells, verdict_text
 from corpus.cases import CASES
-from course.sandbox import sandbox_available
+from grader.sandbox import sandbox_available
 
 pytestmark = pytest.mark.skipif(
     not sandbox_available(),
@@ -63,7 +63,7 @@ def graded(tmp_path_factory):
     result = course.nbgrader("autograde", ASSIGNMENT, "--force", "--Execute.timeout=5", check=False)
     listener.running = False
     report = course.nbgrader("export", "--to", str(course.root / "grades.csv"), check=False)
-    from course.report import cohort
+    from grader.report import cohort
     return course, result, before, listener, cohort(course.root, ASSIGNMENT), report
 
 

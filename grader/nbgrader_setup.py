@@ -5,13 +5,15 @@ from nbgrader.preprocessors import (
     ComputeChecksums, DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests,
     LimitOutput, LockCells, OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 
-from course.grading import GradingExecute
-from course.sandbox import refuse_without_sandbox
-from course.nbgrader_ext import (
+from grader.execute import GradingExecute
+from grader.inert import MakeInert, TerminalSafe
+from grader.sandbox import announce_defences
+from grader.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
 
 
 def configure(c):
+    _clean_terminal()
     c.CourseDirectory.course_id = "autograd-by-hand"
     # nbgrader's own list, with the stubs in the notebook's language
     c.GenerateAssignment.preprocessors = [
@@ -25,14 +27,27 @@ def configure(c):
         RepairMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
         CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
-        GradingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+        GradingExecute, MakeInert, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
-    c.Autograde.pre_convert_hook = refuse_without_sandbox
+    c.Autograde.pre_convert_hook = announce_defences
     # limits, each also settable in nbgrader_config.py after configure(c)
     c.Execute.timeout = 30  # seconds a cell may run
     c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell
-    c.SandboxedKernelManager.memory_limit = 2 * 1024 ** 3  # bytes of address space
+    c.GradingExecute.max_notebook_output_bytes = 10_000_000  # output kept per notebook
+    c.GradingExecute.notebook_timeout = 300  # seconds for a whole notebook, replays included
+    c.SandboxedKernelManager.memory_limit = 2 * 1024 ** 3  # bytes (cgroup; and address space)
+    c.SandboxedKernelManager.tmp_size = 256 * 1024 ** 2  # the kernel's /tmp
+    c.SandboxedKernelManager.workdir_size = 256 * 1024 ** 2  # its copy of the submission
     c.SandboxedKernelManager.process_limit = 512  # processes and threads
     c.SandboxedKernelManager.cpu_seconds = 600  # CPU time of one kernel
     c.SandboxedKernelManager.sandbox = True  # False: unsandboxed, and reports say so
+
+
+def _clean_terminal():
+    """What nbgrader logs (student ids come from folder names) reaches the terminal
+    without control characters."""
+    from traitlets.config import Application
+    if Application.initialized():
+        for handler in Application.instance().log.handlers:
+            handler.addFilter(TerminalSafe())

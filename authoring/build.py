@@ -1,8 +1,7 @@
 """Build the course: bilingual masters -> per-language nbgrader source -> release.
 
-    python -m course build   # write source/ (executed, outputs stored) and release/
-    python -m course check   # fail if source/ or release/ is stale, or EN and ES differ
-    python -m course report ASSIGNMENT   # per-cohort scores and reasons, after autograde
+    python -m authoring build   # write source/ (executed, outputs stored) and release/
+    python -m authoring check   # fail if source/ or release/ is stale, or EN and ES differ
 """
 import json
 import os
@@ -16,7 +15,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from course.i18n import LANGUAGES
-from course.masters import differences, for_language, read_master
+from authoring.masters import differences, for_language, read_master
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,10 +106,7 @@ def main(argv=None):
     elif command == "check":
         stale = stale_files()
         if stale:
-            raise SystemExit("stale, run `python -m course build`:\n  " + "\n  ".join(stale))
+            raise SystemExit("stale, run `python -m authoring build`:\n  " + "\n  ".join(stale))
         print("source/ and release/ match the masters; English and Spanish match")
-    elif command == "report" and len(argv) == 2:
-        from course.report import write
-        write(Path.cwd(), argv[1])
     else:
         raise SystemExit(__doc__)

@@ -6,7 +6,7 @@ from nbconvert.exporters import NotebookExporter
 from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
-from course.grading import notebook_language
+from grader.execute import notebook_language
 
 
 class LocalizedClearSolutions(ClearSolutions):
@@ -59,12 +59,15 @@ def release_notebook(configurable, resources):
 
 class TolerantNotebookExporter(NotebookExporter):
     """Reads a submission; one that is not a readable notebook is graded as the
-    unmodified release, marked with the reason, instead of stopping nbgrader."""
+    unmodified release, marked with the reason, instead of stopping nbgrader.
 
-    def from_filename(self, filename, resources=None, **kw):
+    Only `from_file` is replaced: nbconvert's `from_filename` still records the
+    notebook's folder in `resources["metadata"]["path"]`, which is where the
+    kernel works (without it, the kernel would start in the course root)."""
+
+    def from_file(self, file_stream, resources=None, **kw):
         try:
-            with open(filename, encoding="utf-8") as stream:
-                nb = nbformat.read(stream, as_version=4)
+            nb = nbformat.read(file_stream, as_version=4)
             nbformat.validate(nb)
         except Exception as error:  # not JSON, not UTF-8, not a notebook, wrong version
             nb = release_notebook(self.parent, resources)

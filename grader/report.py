@@ -1,9 +1,11 @@
 """The per-cohort report: every submission, every graded cell, a score and a reason.
 
-    python -m course report ASSIGNMENT   # after `nbgrader autograde ASSIGNMENT`
+    python -m grader report ASSIGNMENT   # after `nbgrader autograde ASSIGNMENT`
 
-Writes reports/ASSIGNMENT.csv (one row per student; for each graded cell a
-score column and a reason column) and prints a summary. nbgrader's own
+Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
+ran under, and for each graded cell a score column and a reason column) and
+prints a summary. Every text field is cleaned of control characters and
+spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
 totals stay in `nbgrader export`.
 """
 import csv
@@ -13,6 +15,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from course.i18n import say
+from grader.inert import for_spreadsheet, for_terminal
 
 
 def graded_ids(nb):
@@ -21,7 +24,7 @@ def graded_ids(nb):
 
 
 def reasons_in(path, lang):
-    """{grade_id: reason} from an autograded notebook, and whether it was sandboxed."""
+    """{grade_id: reason} from an autograded notebook, and the defences it was graded under."""
     nb = nbformat.read(path, as_version=4)
     reasons = {}
     for cell in nb.cells:
@@ -30,7 +33,7 @@ def reasons_in(path, lang):
             first = cell.outputs[0]
             reasons[meta["grade_id"]] = (first.get("evalue") or first.get("text", "")).strip()
     grading = nb.metadata.get("course", {}).get("grading", {})
-    return reasons, grading.get("sandboxed")
+    return reasons, grading.get("defences", "")
 
 
 def cohort(root, assignment):
@@ -44,11 +47,10 @@ def cohort(root, assignment):
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         for folder in sorted((root / "submitted").glob(f"*/{assignment}")):
             student = folder.parent.name
-            row = {"student": student, "score": 0.0, "max_score": 0.0, "sandboxed": "",
+            row = {"student": student, "score": 0.0, "max_score": 0.0, "defences": "",
                    "note": ""}
             autograded = root / "autograded" / student / assignment / release.name
-            reasons, sandboxed = reasons_in(autograded, lang) if autograded.exists() else ({}, None)
-            row["sandboxed"] = {True: "sandboxed", False: "unsandboxed", None: ""}[sandboxed]
+            reasons, row["defences"] = reasons_in(autograded, lang) if autograded.exists() else ({}, "")
             try:
                 submission = gb.find_submission(assignment, student)
                 grades = {g.name: g for nbk in submission.notebooks for g in nbk.grades}
@@ -71,16 +73,17 @@ def write(root, assignment):
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.csv"
-    columns = ["student", "score", "max_score", "sandboxed", "note"]
+    columns = ["student", "score", "max_score", "defences", "note"]
     columns += [name for grade_id in ids for name in (grade_id, f"{grade_id} reason")]
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=columns, quoting=csv.QUOTE_NONNUMERIC)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: for_spreadsheet(v) for k, v in row.items()} for row in rows)
     for row in rows:
         failed = [f"{g}: {row[g + ' reason']}" for g in ids if not row[g + " reason"].startswith("✔")]
-        print(f"{row['student']:<20} {row['score']:>5g}/{row['max_score']:<5g} {row['sandboxed']}")
+        print(for_terminal(f"{row['student']:<20} {row['score']:>5g}/{row['max_score']:<5g} "
+                           f"{row['defences']}"))
         for line in failed:
-            print(f"    {line[:160]}")
+            print("    " + for_terminal(line)[:160])
     print(f"wrote {path}")
     return path

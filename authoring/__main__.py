@@ -1,0 +1,3 @@
+from authoring.build import main
+
+main()

@@ -1,3 +1,0 @@
-from course.build import main
-
-main()

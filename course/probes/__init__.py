@@ -1,0 +1,47 @@
+"""The kernel's half of every hidden test: draw the cases, call the student's code.
+
+A `Probe` draws its cases from the seed the grader picked, calls the student's
+functions on them and returns what they gave as plain data (see
+`course.evidence`). It decides nothing: the grader, in its own process, draws
+the same cases and judges (`grader/checks/`). Nothing here knows the answers.
+"""
+import importlib
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from course.evidence import plain
+
+
+@dataclass
+class Probe:
+    """`cases(rng)` -> list of cases (plain data); `call(objects, case)` -> what the
+    student's code gives for one case."""
+    grade_id: str
+    cases: Callable
+    call: Callable
+
+    def draw(self, seed):
+        return [list(case) for case in self.cases(random.Random(f"{self.grade_id}/{seed}"))]
+
+    def gather(self, seed, objects):
+        """Run the student's code on every case; record each result or error."""
+        results = []
+        for case in self.draw(seed):
+            try:
+                results.append({"value": plain(self.call(objects, case))})
+            except TypeError as error:
+                results.append({"not_plain": str(error)[:80]})
+            except Exception as error:  # the student's code may raise anything
+                results.append({"error": f"{type(error).__name__}: {error}"[:300]})
+        return results
+
+
+def find_probe(grade_id):
+    """The Probe for `grade_id`, from the module named by its prefix (theory03-... -> theory03)."""
+    unit = grade_id.split("-", 1)[0]
+    try:
+        module = importlib.import_module(f"course.probes.{unit}")
+        return module.PROBES[grade_id]
+    except (ImportError, KeyError):
+        raise LookupError(grade_id) from None

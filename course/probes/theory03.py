@@ -1,0 +1,40 @@
+"""Cases of theory/03's hidden tests: the diamond (2, 3, 4) and random points."""
+from course.probes import Probe
+
+DIAMOND = (2.0, 3.0, 4.0)
+
+
+def diamond_and_random(rng, n=6):
+    return [DIAMOND] + [tuple(round(rng.uniform(-5, 5), 3) for _ in range(3)) for _ in range(n)]
+
+
+def cubic_cases(rng, n=6):
+    """Random cubics, points and step sizes: (coefficients, x, eps)."""
+    cases = []
+    for _ in range(n):
+        coefficients = [round(rng.uniform(-3, 3), 2) for _ in range(4)]
+        x = round(rng.uniform(-2, 2), 3)
+        eps = rng.choice([1e-2, 1e-3, 1e-4])
+        cases.append((coefficients, x, eps))
+    return cases
+
+
+def cubic(coefficients):
+    c0, c1, c2, c3 = coefficients
+    return lambda x: c0 + c1 * x + c2 * x ** 2 + c3 * x ** 3
+
+
+def walk_cases(rng):
+    return [case + (mode,) for case in diamond_and_random(rng, 4) for mode in (True, False)]
+
+
+PROBES = {
+    "theory03-forward": Probe("theory03-forward", diamond_and_random,
+                              call=lambda objects, case: objects[0](*case)),
+    "theory03-gradients": Probe("theory03-gradients", diamond_and_random,
+                                call=lambda objects, case: objects[0](*case)),
+    "theory03-central": Probe("theory03-central", cubic_cases,
+                              call=lambda objects, case: objects[0](cubic(case[0]), case[1], case[2])),
+    "theory03-walk": Probe("theory03-walk", walk_cases,
+                           call=lambda objects, case: objects[0](*case[:3], accumulate=case[3])),
+}

@@ -1,0 +1,22 @@
+"""Instructors' commands (stock nbgrader does the rest).
+
+    python -m grader report ASSIGNMENT   # per-cell scores and reasons, after autograde
+    python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
+"""
+import sys
+from pathlib import Path
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "report":
+        from grader.report import write
+        write(Path.cwd(), argv[1])
+    elif len(argv) == 2 and argv[0] == "handout":
+        from grader.handout import write_handout
+        write_handout(Path(argv[1]))
+    else:
+        raise SystemExit(__doc__)
+
+
+main()

@@ -1,0 +1,139 @@
+"""One control group per graded kernel: a memory limit that counts everything the
+kernel holds (heap, tmpfs, memfd, page cache) and a process limit of its own, so
+concurrent kernels cannot starve each other.
+
+cgroup v1 (separate `memory` and `pids` hierarchies, as on this machine) and
+cgroup v2 (one unified hierarchy) are both handled. A group can be made as
+root, or by an ordinary user in a part of the tree delegated to them (as
+`systemd-run --user --scope -p Delegate=yes` does on cgroup v2). Where neither
+works, `KernelGroup.create` returns None and says why; the sandbox then falls
+back to rlimits.
+"""
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+
+
+def own_path(controller, proc_cgroup="/proc/self/cgroup"):
+    """This process's cgroup in `controller`'s hierarchy ("" for v2)."""
+    for line in Path(proc_cgroup).read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            return path
+    raise LookupError(controller)
+
+
+def version(root=ROOT):
+    if (root / "memory" / "cgroup.procs").exists() and (root / "pids" / "cgroup.procs").exists():
+        return 1
+    if (root / "cgroup.controllers").exists():
+        return 2
+    return None
+
+
+class KernelGroup:
+    """The cgroup(s) of one kernel: where its first process writes its pid."""
+
+    def __init__(self, folders, version):
+        self.folders = folders
+        self.version = version
+
+    @property
+    def procs_files(self):
+        return [folder / "cgroup.procs" for folder in self.folders]
+
+    @classmethod
+    def create(cls, memory_bytes, max_processes, parent="", root=ROOT):
+        """(group, None) or (None, why not)."""
+        found = version(root)
+        try:
+            if found == 1:
+                return cls._create_v1(memory_bytes, max_processes, parent, root), None
+            if found == 2:
+                return cls._create_v2(memory_bytes, max_processes, parent, root), None
+            return None, "no cgroup hierarchy with memory and pids controllers"
+        except OSError as error:
+            return None, f"cannot make a cgroup here ({error.strerror or error})"
+
+    @classmethod
+    def _create_v1(cls, memory_bytes, max_processes, parent, root):
+        name = f"course-kernel-{uuid.uuid4().hex[:12]}"
+        folders = []
+        try:
+            for controller in ("memory", "pids"):
+                base = root / controller / (parent or own_path(controller)).strip("/")
+                folder = base / name
+                folder.mkdir()
+                folders.append(folder)
+            memory, pids = folders
+            (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            swap = memory / "memory.memsw.limit_in_bytes"
+            if swap.exists():
+                swap.write_text(str(memory_bytes))
+            (pids / "pids.max").write_text(str(max_processes))
+        except OSError:
+            KernelGroup(folders, 1).remove()
+            raise
+        return cls(folders, 1)
+
+    @classmethod
+    def _create_v2(cls, memory_bytes, max_processes, parent, root):
+        base = root / (parent or own_path("")).strip("/")
+        enabled = set((base / "cgroup.subtree_control").read_text().split())
+        if not {"memory", "pids"} <= enabled:
+            # cgroup v2 lets a group hand controllers to children only when no
+            # process lives in it: move this grader into a leaf of its own first
+            if (base / "cgroup.procs").read_text().split():
+                leaf = base / "course-grader"
+                leaf.mkdir(exist_ok=True)
+                for pid in (base / "cgroup.procs").read_text().split():
+                    (leaf / "cgroup.procs").write_text(pid)
+            (base / "cgroup.subtree_control").write_text("+memory +pids")
+        folder = base / f"course-kernel-{uuid.uuid4().hex[:12]}"
+        folder.mkdir()
+        try:
+            (folder / "memory.max").write_text(str(memory_bytes))
+            if (folder / "memory.swap.max").exists():
+                (folder / "memory.swap.max").write_text("0")
+            (folder / "pids.max").write_text(str(max_processes))
+        except OSError:
+            KernelGroup([folder], 2).remove()
+            raise
+        return cls([folder], 2)
+
+    def out_of_memory(self):
+        """Whether the kernel was killed for going over the memory limit."""
+        try:
+            if self.version == 1:
+                text = (self.folders[0] / "memory.oom_control").read_text()
+                counts = dict(line.split() for line in text.splitlines())
+                if "oom_kill" in counts:
+                    return int(counts["oom_kill"]) > 0
+                return int((self.folders[0] / "memory.failcnt").read_text()) > 0
+            events = dict(line.split() for line in (self.folders[0] / "memory.events").read_text().splitlines())
+            return int(events.get("oom_kill", 0)) > 0
+        except (OSError, ValueError):
+            return False
+
+    def remove(self):
+        """Kill whatever still runs in the group, then delete it."""
+        for folder in self.folders:
+            for _ in range(50):
+                try:
+                    pids = (folder / "cgroup.procs").read_text().split()
+                except OSError:
+                    break
+                for pid in pids:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)

@@ -1,0 +1,123 @@
+"""Hidden checks, the grader's half: one `Check` per graded test cell.
+
+A check holds what student code must never see: the reference implementation.
+It redraws the cases of its kernel-side `Probe` (course/probes/) from the same
+seed, so both sides agree on the inputs, and judges the untrusted evidence the
+probe printed. This package is never mounted in a grading sandbox.
+Unit authors: see docs/hidden-tests.md.
+"""
+import base64
+import importlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from course.evidence import ARRAY_DTYPES, close
+from course.i18n import say
+from course.probes import Probe
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    summary: str
+
+
+@dataclass
+class Check:
+    """`reference(case)` -> what the student's code should give; `describe(case)` ->
+    how to name the call in a message. `known` maps a case (a tuple) to the value
+    the test cell states literally; the grader enforces exactly that value there.
+    `compare(got, want, case)` replaces the default element-wise comparison: it
+    returns None when `got` is right, else the reason."""
+    probe: Probe
+    reference: Callable
+    describe: Callable
+    rel_tol: float = 1e-9
+    abs_tol: float = 1e-9
+    known: dict = field(default_factory=dict)
+    compare: Optional[Callable] = None
+
+    @property
+    def grade_id(self):
+        return self.probe.grade_id
+
+    def judge(self, seed, results, lang, stated=None):
+        """Compare untrusted `results` with the reference, case by case. Never raises."""
+        try:
+            return self._judge(seed, results, lang, stated or {})
+        except Exception as error:  # evidence the grader cannot read is a failure, not a crash
+            return Verdict(False, say("bad_evidence", lang, detail=type(error).__name__))
+
+    def _judge(self, seed, results, lang, stated):
+        if self.known and stated.get("known") != self.known:
+            return Verdict(False, say("no_check", lang, grade_id=self.grade_id))
+        cases = self.probe.draw(seed)
+        if not isinstance(results, list) or len(results) != len(cases):
+            return Verdict(False, say("bad_evidence", lang, detail="cases"))
+        for case, result in zip(cases, results):
+            what = self.describe(case)
+            if not isinstance(result, dict):
+                return Verdict(False, say("bad_evidence", lang, detail="result"))
+            if "error" in result:
+                return Verdict(False, say("raised", lang, what=what, error=str(result["error"])[:300]))
+            if "not_plain" in result:
+                return Verdict(False, say("not_plain", lang, what=what, kind=str(result["not_plain"])[:80]))
+            key = _hashable(case)
+            want = self.known[key] if key in self.known else self.reference(case)
+            got = decode(result.get("value"))
+            if self.compare is not None:
+                problem = self.compare(got, want, case, lang)
+                if problem:
+                    return Verdict(False, f"{what}: {problem}")
+            elif not close(got, _plain_want(want), self.rel_tol, self.abs_tol):
+                return Verdict(False, say("returned", lang, what=what, got=short(got),
+                                          want=short(_plain_want(want))))
+        return Verdict(True, say("passed", lang, grade_id=self.grade_id, n=len(cases)))
+
+
+def _hashable(case):
+    return tuple(_hashable(v) for v in case) if isinstance(case, list) else case
+
+
+def _plain_want(want):
+    if isinstance(want, (tuple, list)):
+        return [_plain_want(w) for w in want]
+    return float(want)
+
+
+def decode(value):
+    """Evidence back into Python: floats, lists, and numpy arrays for encoded arrays.
+    Raises ValueError for anything malformed."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if isinstance(value, dict):
+        dtype, shape = value.get("dtype"), value.get("shape")
+        if dtype not in ARRAY_DTYPES or not isinstance(shape, list) or \
+                not all(type(n) is int and 0 <= n < 10 ** 7 for n in shape):
+            raise ValueError("malformed array")
+        data = base64.b64decode(value.get("base64", ""), validate=True)
+        array = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<"))
+        if array.size != math.prod(shape):
+            raise ValueError("array size does not match its shape")
+        return array.reshape(shape).astype(dtype)
+    if type(value) in (int, float):
+        return value
+    raise ValueError(f"unexpected {type(value).__name__}")
+
+
+def short(value):
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+def find_check(grade_id):
+    """The Check for `grade_id`, from the module named by its prefix (theory03-... -> theory03)."""
+    unit = grade_id.split("-", 1)[0]
+    try:
+        module = importlib.import_module(f"grader.checks.{unit}")
+        return module.CHECKS[grade_id]
+    except (ImportError, KeyError):
+        raise LookupError(grade_id) from None

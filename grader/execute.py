@@ -1,0 +1,200 @@
+"""Run a submission for grading, then decide its graded cells.
+
+`GradingExecute` takes the place of nbgrader's `Execute` in
+`Autograde.autograde_preprocessors`. It executes the submission like Execute,
+in the sandbox (`grader/sandbox.py`), but:
+- the kernel works only on a copy of the submission's own folder;
+- it survives a dying kernel: the cell that killed it gets a reason, a new
+  kernel replays the cells before it (their first outputs stand) and grading
+  goes on, up to `max_kernel_restarts`;
+- the whole notebook has a wall-clock budget, and output is capped per cell
+  and per notebook, counting every kind of output message;
+- it draws a fresh seed for the hidden checks, then decides each graded test
+  cell from the evidence that cell printed (`grader/verdicts.py`).
+"""
+import copy
+import json
+import os
+import secrets
+import time
+from pathlib import Path
+
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.v4 import new_markdown_cell, new_output
+from nbgrader.preprocessors import Execute
+from traitlets import Integer
+
+from course.i18n import say
+from course.student import SEED_VARIABLE
+from grader.sandbox import SandboxedKernelManager, SandboxRefused
+from grader.verdicts import decide, error_output, is_graded_test
+
+OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",
+                   "comm_open", "comm_msg"}
+
+
+class GradingExecute(Execute):
+    """nbgrader's Execute, in a sandbox, surviving deaths, within budgets, with the verdict decided here."""
+
+    max_output_bytes = Integer(
+        1_000_000, help="Output kept per cell; past it the cell's output is cut off."
+    ).tag(config=True)
+    max_notebook_output_bytes = Integer(
+        10_000_000, help="Output kept for the whole notebook (protects the grader's memory "
+                         "and the size of the graded copy)."
+    ).tag(config=True)
+    notebook_timeout = Integer(
+        300, help="Seconds of wall-clock time for the whole notebook, replays after "
+                  "kernel deaths included; past it, the cells left are not run."
+    ).tag(config=True)
+    max_kernel_restarts = Integer(
+        3, help="How many times a dead kernel is replaced before the rest of the "
+                "notebook is given up (each replacement replays earlier cells)."
+    ).tag(config=True)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
+        super().__init__(*args, **kwargs)
+
+    # ---- budgets: output and time ----
+
+    def process_message(self, msg, cell, cell_index):
+        if msg["msg_type"] in OUTPUT_MESSAGES:
+            size = len(json.dumps(msg.get("content", {})))
+            self._cell_bytes[cell_index] = self._cell_bytes.get(cell_index, 0) + size
+            self._notebook_bytes += size
+            if (self._cell_bytes[cell_index] > self.max_output_bytes
+                    or self._notebook_bytes > self.max_notebook_output_bytes):
+                if cell_index not in self._cut:
+                    self._cut.add(cell_index)
+                    limit = (self.max_output_bytes if self._cell_bytes[cell_index] > self.max_output_bytes
+                             else self.max_notebook_output_bytes)
+                    cell.outputs.append(new_output("stream", name="stdout", text="\n[...] " + say(
+                        "output_cut", self._lang, limit=limit) + "\n"))
+                return None
+        return super().process_message(msg, cell, cell_index)
+
+    def _get_timeout(self, cell):
+        left = self._deadline - time.monotonic()
+        return max(1, min(int(left) + 1, super()._get_timeout(cell) or self.notebook_timeout))
+
+    # ---- the run ----
+
+    def create_kernel_manager(self):
+        km = self._manager = super().create_kernel_manager()
+        km.submission_folder = self._submission
+        return km
+
+    def preprocess(self, nb, resources=None, km=None):
+        lang = self._lang = notebook_language(nb)
+        self._cell_bytes, self._notebook_bytes, self._cut = {}, 0, set()
+        self._submission = self.submission_folder(resources)
+        self._deadline = time.monotonic() + self.notebook_timeout
+        self._defences = None
+        seed = secrets.randbelow(2 ** 31)
+        previous = os.environ.get(SEED_VARIABLE)
+        os.environ[SEED_VARIABLE] = str(seed)  # passed on to the kernel (an allowed variable)
+        try:
+            unreadable = nb.metadata.get("course", {}).get("unreadable")
+            if not unreadable:
+                self._execute_surviving_deaths(nb, resources, lang)
+        finally:
+            if previous is None:
+                os.environ.pop(SEED_VARIABLE, None)
+            else:
+                os.environ[SEED_VARIABLE] = previous
+        missing = nb.metadata.get("course", {}).get("missing_cells", [])
+        if missing:
+            # say it where the student will look: at the top of the graded copy and feedback
+            nb.cells.insert(0, new_markdown_cell(say("missing_cells", lang, ids=", ".join(missing))))
+        manager = SandboxedKernelManager(config=self.config)
+        nb.metadata.setdefault("course", {})["grading"] = {
+            "sandboxed": manager.sandbox, "defences": self._defences or manager.defences()}
+        for cell in nb.cells:
+            if unreadable and is_graded_test(cell):
+                cell.outputs = [error_output("Unreadable", say("unreadable", lang, error=unreadable))]
+            elif is_graded_test(cell):
+                decide(cell, seed, lang)
+        return nb, resources
+
+    def submission_folder(self, resources):
+        """The folder nbgrader made for this submission under autograded/; nothing else."""
+        path = (resources or {}).get("metadata", {}).get("path")
+        coursedir = _coursedir(self)
+        autograded = Path(coursedir.root, coursedir.autograded_directory).resolve()
+        if not path or autograded not in Path(path).resolve().parents:
+            raise SandboxRefused(f"refusing to grade outside {autograded}: got {path!r}")
+        return str(Path(path).resolve())
+
+    def _execute_surviving_deaths(self, nb, resources, lang):
+        killers = set()  # cells whose execution killed the kernel
+        resume_at = 0
+        for _ in range(self.max_kernel_restarts + 1):
+            try:
+                self._run_from(nb, resources, killers, resume_at)
+                return
+            except (DeadKernelError, CellTimeoutError) as error:
+                # the kernel is dead, or stuck past an interrupt: a new one takes over
+                index = self._current_index
+                killers.add(index)
+                if isinstance(error, CellTimeoutError):
+                    reason = error_output("CellTimeout", say("timeout", lang, seconds=self.timeout))
+                elif self._out_of_memory:
+                    reason = error_output("MemoryLimit", say("out_of_memory", lang))
+                else:
+                    reason = error_output("KernelDied", say("kernel_died", lang))
+                nb.cells[index].outputs.append(reason)
+                resume_at = index + 1
+                self.km = None  # a new kernel next time round
+                self.kc = None
+                if time.monotonic() >= self._deadline:
+                    break
+        self._not_run(nb, resume_at, say("not_run", lang) if time.monotonic() < self._deadline
+                      else say("out_of_time", lang, seconds=self.notebook_timeout))
+
+    def _not_run(self, nb, start, reason):
+        for cell in nb.cells[start:]:
+            if cell.cell_type == "code":
+                cell.outputs = [error_output("NotRun", reason)]
+
+    def _run_from(self, nb, resources, killers, resume_at):
+        NotebookClient.__init__(self, nb, None)  # as nbconvert's preprocess() does
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        self._out_of_memory, self._manager = False, None
+        try:
+            with self.setup_kernel():
+                self._defences = self.km.defences()
+                info = self.wait_for_reply(self.kc.kernel_info())
+                nb.metadata["language_info"] = info["content"]["language_info"]
+                for index, cell in enumerate(nb.cells):
+                    self._current_index = index
+                    if index in killers or cell.cell_type != "code":
+                        continue
+                    if time.monotonic() >= self._deadline:
+                        self._not_run(nb, index, say("out_of_time", self._lang,
+                                                     seconds=self.notebook_timeout))
+                        return
+                    if index < resume_at:
+                        # replay on a copy; nbclient writes the copy back, so put the
+                        # first run's cell back: its outputs stand
+                        self.preprocess_cell(copy.deepcopy(cell), resources, index)
+                        nb.cells[index] = cell
+                    else:
+                        self.preprocess_cell(cell, resources, index)
+        finally:
+            if self._manager is not None:  # nbclient may have dropped self.km by now
+                self._manager.release_sandbox()
+                self._out_of_memory = self._manager.was_out_of_memory
+
+
+def notebook_language(nb):
+    lang = nb.metadata.get("course", {}).get("lang", "en")
+    return lang if lang in ("en", "es") else "en"
+
+
+def _coursedir(configurable):
+    while not hasattr(configurable, "coursedir"):  # preprocessor -> exporter -> converter
+        configurable = configurable.parent
+    return configurable.coursedir

@@ -1,0 +1,255 @@
+"""Start every autograding kernel inside a bubblewrap sandbox, with limits.
+
+nbgrader starts kernels through nbclient, which asks a jupyter_client
+KernelManager; `nbgrader_setup.configure` names this one. Inside the sandbox
+the kernel sees, read-only, the system (/usr, /lib, /etc), the Python
+installation and virtual environment, and only the course code student code
+needs at run time (`course`, `minigrad`). Its working directory, /submission,
+is a size-capped tmpfs holding a copy of the submission's own folder, and /tmp
+is another; both vanish with the sandbox. It has no network, and no view of
+the grader's references, source/, the gradebook, other submissions or the
+instructor's home. Its environment is an allowlist.
+
+Limits: memory (a per-kernel cgroup, counting heap, tmpfs and memfd, where one
+can be made; an address-space rlimit in any case), processes (the cgroup's own
+count; else an rlimit), CPU time and file size (rlimits). Run as root, the
+kernel drops to the unprivileged user `nobody`; run as an ordinary user,
+bubblewrap puts it in a user namespace of its own.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Bool, Integer, Unicode
+
+from grader.cgroups import KernelGroup
+
+SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
+KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
+GRADER_PACKAGES = ("grader", "authoring")  # never visible to student code
+WORKDIR = "/submission"
+SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
+ENVIRONMENT = ("COURSE_GRADING_SEED", "PYDEVD_DISABLE_FILE_VALIDATION")  # passed through if set
+MISSING_TOOL = (
+    "bubblewrap (bwrap) is not installed, so student code would run with your own "
+    "permissions. Install it (Debian/Ubuntu: `apt-get install bubblewrap`), or opt out "
+    "explicitly in nbgrader_config.py with `c.SandboxedKernelManager.sandbox = False`.")
+
+
+class SandboxMissing(RuntimeError):
+    pass
+
+
+class SandboxRefused(RuntimeError):
+    """Grading was asked to run a kernel somewhere other than a submission's folder."""
+
+
+def sandbox_available(bwrap="bwrap"):
+    return all(shutil.which(tool) for tool in (bwrap, "prlimit", "setpriv"))
+
+
+def package_folder(name):
+    spec = importlib.util.find_spec(name)
+    return Path(spec.origin).resolve().parent if spec and spec.origin else None
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    sandbox = Bool(True, help="Run kernels in bubblewrap. False runs them unsandboxed "
+                              "(every report then says so).").tag(config=True)
+    bwrap = Unicode("bwrap", help="The bubblewrap program.").tag(config=True)
+    memory_limit = Integer(2 * 1024 ** 3, help="Bytes of memory of one kernel: the cgroup's "
+                                               "limit and the address-space rlimit.").tag(config=True)
+    process_limit = Integer(512, help="Processes and threads of one kernel.").tag(config=True)
+    cpu_seconds = Integer(600, help="CPU seconds for the whole kernel.").tag(config=True)
+    file_size_limit = Integer(64 * 1024 ** 2, help="Largest file the kernel may write.").tag(config=True)
+    tmp_size = Integer(256 * 1024 ** 2, help="Size of the kernel's /tmp (a tmpfs).").tag(config=True)
+    workdir_size = Integer(256 * 1024 ** 2, help="Size of the kernel's working directory "
+                                                 "(a tmpfs holding the submission).").tag(config=True)
+    use_cgroup = Bool(True, help="Put each kernel in a cgroup of its own where one can be "
+                                 "made.").tag(config=True)
+    cgroup_parent = Unicode("", help="The cgroup under which kernel groups are made (relative "
+                                     "to each hierarchy's root); default: this process's "
+                                     "own.").tag(config=True)
+    kernel_threads = Integer(1, help="Threads for numerical libraries in the kernel "
+                                     "(concurrent kernels share the cores).").tag(config=True)
+    uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "
+                              "(default: nobody).").tag(config=True)
+
+    # the folder the kernel may work on: set by GradingExecute before the start
+    submission_folder = None
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.sandbox and not sandbox_available(self.bwrap):
+            raise SandboxMissing(MISSING_TOOL)
+        cwd = kw.get("cwd")
+        if self.submission_folder is None or cwd is None or \
+                Path(cwd).resolve() != Path(self.submission_folder).resolve():
+            raise SandboxRefused(f"a graded kernel runs only in its submission's folder, "
+                                 f"not in {cwd or os.getcwd()}")
+        # a private folder for the connection file and the IPC sockets: TCP on
+        # loopback does not cross the sandbox's own network namespace
+        self._private = Path(tempfile.mkdtemp(prefix="course-kernel-"))
+        self.connection_file = str(self._private / "kernel.json")
+        self._group = None
+        if self.sandbox:
+            self.transport = "ipc"
+            self.ip = str(self._private / "ipc")
+            # a signal sent to bwrap does not reach the kernel inside: interrupt
+            # (on a cell's timeout) by a message on the control channel instead
+            self.kernel_spec.interrupt_mode = "message"
+        command, kw = await super()._async_pre_start_kernel(**kw)
+        kw["env"] = self.kernel_environment(kw.get("env") or {})
+        # what the kernel writes to its own stdout/stderr (student code can, with
+        # os.write) must not reach the instructor's terminal
+        kw["stdout"] = kw["stderr"] = open("/tmp/kernel-debug.log", "ab")  # DEBUG
+        return command, kw
+
+    def kernel_environment(self, offered):
+        """The kernel's whole environment: an allowlist, nothing else of the grader's."""
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "agg",
+               "OMP_NUM_THREADS": str(self.kernel_threads),
+               "MKL_NUM_THREADS": str(self.kernel_threads)}
+        env.update({name: offered[name] for name in ENVIRONMENT if name in offered})
+        if not self.sandbox:
+            env["HOME"] = self._private.as_posix()
+            env["MPLCONFIGDIR"] = self._private.as_posix()
+        return env
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        command = super().format_kernel_cmd(extra_arguments)
+        if not self.sandbox:
+            return command
+        submission = self._launch_args["cwd"]
+        root = os.geteuid() == 0
+        if root:  # the kernel's user must read the connection file and make its sockets
+            for path in [self._private, *self._private.iterdir()]:
+                os.chown(path, self.uid, self.uid)
+        limits = ["prlimit", f"--as={self.memory_limit}", f"--cpu={self.cpu_seconds}",
+                  f"--fsize={self.file_size_limit}"]
+        enter_group, self._no_group = [], "cgroups turned off"
+        if self.use_cgroup:
+            self._group, self._no_group = KernelGroup.create(
+                self.memory_limit, self.process_limit, self.cgroup_parent)
+            if self._group is not None:
+                writes = " && ".join(f'echo $$ > "{path}"' for path in self._group.procs_files)
+                enter_group = ["/bin/sh", "-c", writes + ' && exec "$@"', "sh"]
+        if self._group is None:
+            limits.append(f"--nproc={self.process_limit}")  # counted per user: see defences()
+        sandbox = [self.bwrap] + bwrap_arguments(self._private, submission, root, self.tmp_size,
+                                                 self.workdir_size)
+        # inside: copy the submission into the tmpfs working directory, then the kernel
+        copy = 'cp -R "$0"/. . 2>/dev/null; '
+        if root:
+            copy += f"chown -R {self.uid}:{self.uid} . ; "
+            drop = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                    "--no-new-privs", "--"]
+        else:
+            drop = []
+        start = ["/bin/sh", "-c", copy + 'exec "$@"', SUBMISSION_COPY] + drop
+        return enter_group + limits + ["--"] + sandbox + ["--"] + start + command
+
+    def defences(self):
+        """What protects the machine from this kernel, in a few words (for reports)."""
+        return describe_defences(self.sandbox, getattr(self, "_group", None),
+                                 getattr(self, "_no_group", "cgroups turned off"))
+
+    # whether the kernel was killed for its memory: read before the group goes
+    was_out_of_memory = False
+
+    def release_sandbox(self):
+        """Remove everything this kernel had on the host: its cgroup (killing what
+        is left in it) and its private folder. Called for dead kernels too, which
+        jupyter_client's own cleanup does not reach."""
+        group, self._group = getattr(self, "_group", None), None
+        if group is not None:
+            self.was_out_of_memory = self.was_out_of_memory or group.out_of_memory()
+            group.remove()
+        private = getattr(self, "_private", None)
+        if private is not None:
+            shutil.rmtree(private, ignore_errors=True)
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart=restart)
+        self.release_sandbox()
+
+
+def describe_defences(sandbox, group, why_no_group):
+    if not sandbox:
+        return "unsandboxed"
+    words = ["bubblewrap", "as nobody" if os.geteuid() == 0 else "in a user namespace"]
+    if group is not None:
+        words.append(f"cgroup v{group.version} for memory and processes")
+    else:
+        words.append(f"rlimits only ({why_no_group}): memory as address space, "
+                     "processes counted per user")
+    return ", ".join(words)
+
+
+_announced = []
+
+
+def announce_defences(**_):
+    """nbgrader's pre_convert_hook: stop the whole run, before anything is written,
+    when the sandbox is wanted but bubblewrap is missing; else say once which
+    defences are active."""
+    from traitlets.config import Application
+    app = Application.instance()
+    manager = SandboxedKernelManager(config=app.config)
+    if manager.sandbox and not sandbox_available(manager.bwrap):
+        raise SystemExit(MISSING_TOOL)  # not an Exception: nbgrader lets it through
+    if not _announced:
+        group, why = (KernelGroup.create(manager.memory_limit, manager.process_limit,
+                                         manager.cgroup_parent)
+                      if manager.use_cgroup else (None, "cgroups turned off"))
+        app.log.warning("Grading defences: %s", describe_defences(manager.sandbox, group, why))
+        if group is not None:
+            group.remove()
+        _announced.append(True)
+
+
+def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
+    namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                  "--unshare-cgroup-try"]
+    if not root:
+        # an ordinary user may not change user: a user namespace of its own instead
+        namespaces.append("--unshare-user")
+    arguments = namespaces + [
+        "--die-with-parent", "--new-session",
+        "--unsetenv", "JPY_PARENT_PID",  # jupyter_client adds it; the kernel would see its parent as gone
+        "--proc", "/proc", "--dev", "/dev",
+        "--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp"]  # before any bind under /tmp
+    for path in SYSTEM:
+        if os.path.exists(path):
+            arguments += ["--ro-bind", path, path]
+    packages = [package_folder(name) for name in KERNEL_PACKAGES]
+    readable = sorted({sys.base_prefix, sys.prefix, *(str(p) for p in packages if p)})
+    # bwrap makes the folders above a mount point 0700 when run as root: the
+    # kernel's unprivileged user needs them 0755 to reach what is mounted
+    ancestors = sorted({str(parent) for path in readable + [str(private)]
+                        for parent in Path(path).parents
+                        if str(parent) not in ("/", "/tmp") and not _under(parent, SYSTEM)})
+    for folder in ancestors:
+        arguments += ["--perms", "0755", "--dir", folder]
+    for path in readable:
+        arguments += ["--ro-bind", path, path]
+    # a grader package installed beside the kernel's (a non-editable install puts
+    # it in site-packages): hide it under an empty, read-only folder
+    for name in GRADER_PACKAGES:
+        folder = package_folder(name)
+        if folder is not None and any(_under(folder, [path]) for path in readable):
+            arguments += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+    arguments += ["--bind", str(private), str(private),
+                  "--ro-bind", str(submission), SUBMISSION_COPY,
+                  "--perms", "1777", "--size", str(workdir_size), "--tmpfs", WORKDIR,
+                  "--chdir", WORKDIR]
+    return arguments
+
+
+def _under(path, roots):
+    return any(Path(path) == Path(root) or Path(root) in Path(path).parents for root in roots)
