@@ -106,7 +106,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw["env"] = self.kernel_environment(kw.get("env") or {})
         # what the kernel writes to its own stdout/stderr (student code can, with
         # os.write) must not reach the instructor's terminal
-        kw["stdout"] = kw["stderr"] = open("/tmp/kernel-debug.log", "ab")  # DEBUG
+        kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return command, kw
 
     def kernel_environment(self, offered):
