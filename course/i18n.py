@@ -35,6 +35,10 @@ MESSAGES = {
         "en": "no check is registered for {grade_id}: ask your instructor",
         "es": "no hay ninguna comprobación registrada para {grade_id}: avisa a tu profesor",
     },
+    "stated_differs": {
+        "en": "the test cell of {grade_id} states other values than the grader enforces: ask your instructor",
+        "es": "la celda de test de {grade_id} dice otros valores que los que exige el corrector: avisa a tu profesor",
+    },
     "kernel_died": {
         "en": "the kernel died while running this cell (memory limit, os._exit, a crash); "
               "grading went on in a new kernel",

@@ -28,16 +28,20 @@ class Verdict:
 @dataclass
 class Check:
     """`reference(case)` -> what the student's code should give; `describe(case)` ->
-    how to name the call in a message. `known` maps a case (a tuple) to the value
-    the test cell states literally; the grader enforces exactly that value there.
-    `compare(got, want, case)` replaces the default element-wise comparison: it
-    returns None when `got` is right, else the reason."""
+    how to name the call in a message.
+
+    `stated` is what the test cell must state literally as keyword arguments of
+    its `student.probe(...)` call (a threshold, a known case): the grader
+    enforces exactly these values and fails closed when the cell says otherwise.
+    `stated["known"]`, if present, maps a case (a tuple) to its expected value.
+    `compare(got, want, case, lang, stated)` replaces the default element-wise
+    comparison: it returns None when `got` is right, else the reason."""
     probe: Probe
     reference: Callable
     describe: Callable
     rel_tol: float = 1e-9
     abs_tol: float = 1e-9
-    known: dict = field(default_factory=dict)
+    stated: dict = field(default_factory=dict)
     compare: Optional[Callable] = None
 
     @property
@@ -52,8 +56,9 @@ class Check:
             return Verdict(False, say("bad_evidence", lang, detail=type(error).__name__))
 
     def _judge(self, seed, results, lang, stated):
-        if self.known and stated.get("known") != self.known:
-            return Verdict(False, say("no_check", lang, grade_id=self.grade_id))
+        if stated != self.stated:
+            return Verdict(False, say("stated_differs", lang, grade_id=self.grade_id))
+        known = self.stated.get("known", {})
         cases = self.probe.draw(seed)
         if not isinstance(results, list) or len(results) != len(cases):
             return Verdict(False, say("bad_evidence", lang, detail="cases"))
@@ -66,10 +71,10 @@ class Check:
             if "not_plain" in result:
                 return Verdict(False, say("not_plain", lang, what=what, kind=str(result["not_plain"])[:80]))
             key = _hashable(case)
-            want = self.known[key] if key in self.known else self.reference(case)
+            want = known[key] if key in known else self.reference(case)
             got = decode(result.get("value"))
             if self.compare is not None:
-                problem = self.compare(got, want, case, lang)
+                problem = self.compare(got, want, case, lang, self.stated)
                 if problem:
                     return Verdict(False, f"{what}: {problem}")
             elif not close(got, _plain_want(want), self.rel_tol, self.abs_tol):
@@ -103,7 +108,7 @@ def decode(value):
         if array.size != math.prod(shape):
             raise ValueError("array size does not match its shape")
         return array.reshape(shape).astype(dtype)
-    if type(value) in (int, float):
+    if type(value) in (int, float, str):
         return value
     raise ValueError(f"unexpected {type(value).__name__}")
 

@@ -45,7 +45,8 @@ CHECKS = {
     "theory03-gradients": Check(
         PROBES["theory03-gradients"],
         reference=lambda case: gradients_reference(*case),
-        describe=_describe_call("gradients")),
+        describe=_describe_call("gradients"),
+        stated={"known": {(2, 3, 4): (4, -4, -12)}}),
     "theory03-central": Check(
         PROBES["theory03-central"],
         reference=lambda case: central_reference(*case),
