@@ -19,7 +19,7 @@ def reference(a, b, c):
 
 
 def test_right_answers_pass_and_name_the_count():
-    verdict = CHECK.judge(7, results_for(reference), "en")
+    verdict = CHECK.judge(7, results_for(reference), "en", CHECK.stated)
     assert verdict.passed and "all 7 checks passed" in verdict.summary
 
 
@@ -29,17 +29,17 @@ def test_right_answers_pass_and_name_the_count():
 ])
 def test_forged_values_fail(value):
     forged = [{"value": value}] * len(CHECK.probe.draw(7))
-    assert not CHECK.judge(7, forged, "es").passed
+    assert not CHECK.judge(7, forged, "es", CHECK.stated).passed
 
 
 @pytest.mark.parametrize("evidence", [None, [], "ok", [{"value": [4, -4, -12]}], [1, 2, 3]])
 def test_malformed_evidence_fails(evidence):
-    assert not CHECK.judge(7, evidence, "en").passed
+    assert not CHECK.judge(7, evidence, "en", CHECK.stated).passed
 
 
 def test_errors_in_student_code_become_reasons():
     results = results_for(lambda a, b, c: 1 / 0)
-    verdict = CHECK.judge(7, results, "es")
+    verdict = CHECK.judge(7, results, "es", CHECK.stated)
     assert not verdict.passed and "lanzó ZeroDivisionError" in verdict.summary
 
 
@@ -50,3 +50,22 @@ def test_plain_keeps_numbers_only():
     for bad in (True, None, object(), torch.tensor([1, 2])):
         with pytest.raises(TypeError):
             plain(bad)
+
+
+def test_a_test_cell_stating_other_values_fails_closed():
+    results = results_for(reference)
+    for stated in ({}, {"known": {(2, 3, 4): (4, -4, 12)}}):
+        verdict = CHECK.judge(7, results, "en", stated)
+        assert not verdict.passed and "ask your instructor" in verdict.summary
+
+
+@pytest.mark.parametrize("value", [1e308 * 10, -1e400, 10 ** 400, [[[[]]]], {"dtype": "float32",
+                                   "shape": [10 ** 9], "base64": ""}, {"dtype": "int8", "shape": [1]}])
+def test_judge_never_raises_on_evidence_it_cannot_read(value):
+    """Regression: evidence out of float range raised out of judge, and nbgrader dropped the copy."""
+    from grader.verdicts import judge
+    import json
+    report = json.dumps({"grade_id": "theory03-gradients", "seed": 7,
+                         "results": [{"value": value}] * len(CHECK.probe.draw(7))})
+    passed, reason = judge("theory03-gradients", [report], 7, "en", [], CHECK.stated)
+    assert not passed and reason
