@@ -44,10 +44,11 @@ def execute(nb, where):
     return nb
 
 
-def nbgrader(*arguments, root=ROOT, check=True, **options):
+def nbgrader(*arguments, root=ROOT, check=True, env=None, **options):
     """Run a stock nbgrader command on the course in `root`."""
+    env = dict(os.environ if env is None else env)
     # nbgrader runs `alembic` from PATH: find it beside this interpreter
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
     return subprocess.run([sys.executable, "-m", "nbgrader", *arguments,
                            f"--CourseDirectory.root={root}"],
                           cwd=root, env=env, check=check, **options)

@@ -65,7 +65,7 @@ class KernelGroup:
         folders = []
         try:
             for controller in ("memory", "pids"):
-                base = root / controller / (parent or own_path(controller)).strip("/")
+                base = root / controller / own_path(controller).strip("/") / parent
                 folder = base / name
                 folder.mkdir()
                 folders.append(folder)
@@ -82,7 +82,7 @@ class KernelGroup:
 
     @classmethod
     def _create_v2(cls, memory_bytes, max_processes, parent, root):
-        base = root / (parent or own_path("")).strip("/")
+        base = root / own_path("").strip("/") / parent
         enabled = set((base / "cgroup.subtree_control").read_text().split())
         if not {"memory", "pids"} <= enabled:
             # cgroup v2 lets a group hand controllers to children only when no

@@ -63,15 +63,18 @@ class GradingExecute(Execute):
         if msg["msg_type"] in OUTPUT_MESSAGES:
             size = len(json.dumps(msg.get("content", {})))
             self._cell_bytes[cell_index] = self._cell_bytes.get(cell_index, 0) + size
-            self._notebook_bytes += size
-            if (self._cell_bytes[cell_index] > self.max_output_bytes
-                    or self._notebook_bytes > self.max_notebook_output_bytes):
+            over = self._cell_bytes[cell_index] > self.max_output_bytes and self.max_output_bytes
+            # graded test cells have only their own cap: a flood elsewhere must not
+            # cost the student the evidence of every later check
+            if not is_graded_test(cell):
+                self._notebook_bytes += size
+                if self._notebook_bytes > self.max_notebook_output_bytes:
+                    over = over or self.max_notebook_output_bytes
+            if over:
                 if cell_index not in self._cut:
                     self._cut.add(cell_index)
-                    limit = (self.max_output_bytes if self._cell_bytes[cell_index] > self.max_output_bytes
-                             else self.max_notebook_output_bytes)
                     cell.outputs.append(new_output("stream", name="stdout", text="\n[...] " + say(
-                        "output_cut", self._lang, limit=limit) + "\n"))
+                        "output_cut", self._lang, limit=over) + "\n"))
                 return None
         return super().process_message(msg, cell, cell_index)
 

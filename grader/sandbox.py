@@ -72,9 +72,9 @@ class SandboxedKernelManager(AsyncKernelManager):
                                                  "(a tmpfs holding the submission).").tag(config=True)
     use_cgroup = Bool(True, help="Put each kernel in a cgroup of its own where one can be "
                                  "made.").tag(config=True)
-    cgroup_parent = Unicode("", help="The cgroup under which kernel groups are made (relative "
-                                     "to each hierarchy's root); default: this process's "
-                                     "own.").tag(config=True)
+    cgroup_parent = Unicode("", help="Where kernel groups are made, relative to this grader's "
+                                     "own cgroup in each hierarchy (a folder delegated to "
+                                     "you); default: the grader's own cgroup.").tag(config=True)
     kernel_threads = Integer(1, help="Threads for numerical libraries in the kernel "
                                      "(concurrent kernels share the cores).").tag(config=True)
     uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "

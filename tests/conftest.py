@@ -1,6 +1,17 @@
-"""Shared fixtures: a throw-away copy of the course, and ways to submit to it."""
-import json
+"""Shared fixtures: a throw-away copy of the course, graded by an ordinary user.
+
+Instructors run nbgrader as themselves, never as root, so the tests do too:
+when the suite runs as root (as CI does), it makes an ordinary user,
+`course-grader`, delegates a cgroup to it (as systemd does for a user), and
+runs every nbgrader command of a course copy as that user.
+"""
+import os
+import pwd
 import shutil
+import stat
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -12,17 +23,113 @@ from authoring.build import ROOT, nbgrader
 UNITS = {"theory03": ("theory03-en", "theory03-es")}
 
 
-class Course:
-    """A copy of the course in a temporary folder, graded with stock nbgrader."""
+GRADER_USER = "course-grader"
 
-    def __init__(self, root):
+
+class Grader:
+    """Who runs nbgrader in the tests: this process's user, or, when that is
+    root, the ordinary user GRADER_USER with a cgroup delegated to it."""
+
+    def __init__(self):
+        self.user = None
+        self.cgroup_parent = ""
+        self.delegated = []
+        if os.geteuid() == 0:
+            self.user = ordinary_user()
+            self.delegated = delegate_cgroups(self.user)
+            if self.delegated:
+                self.cgroup_parent = self.delegated[0].name
+        self.home = Path(tempfile.mkdtemp(prefix="course-grader-home-"))
+        self.own(self.home)
+
+    def own(self, path):
+        """Give `path` (recursively) to the grading user."""
+        if self.user is not None:
+            for item in [Path(path), *Path(path).rglob("*")]:
+                os.chown(item, self.user.pw_uid, self.user.pw_gid, follow_symlinks=False)
+
+    def options(self):
+        env = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTER")}
+        env.update(HOME=str(self.home), JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
+                   # a secret of the grader's (as JupyterHub exports its API token): no
+                   # kernel may see it
+                   COURSE_PLANTED_SECRET="planted-secret-4b1d")
+        options = {"env": env}
+        if self.user is not None:
+            options.update(user=self.user.pw_uid, group=self.user.pw_gid, extra_groups=[])
+        return options
+
+    def arguments(self):
+        return [f"--SandboxedKernelManager.cgroup_parent={self.cgroup_parent}"] \
+            if self.cgroup_parent else []
+
+    def close(self):
+        from grader.cgroups import KernelGroup
+        KernelGroup(self.delegated, 1).remove()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def ordinary_user():
+    """The grading user (made if missing), able to reach the interpreter and the course."""
+    try:
+        user = pwd.getpwnam(GRADER_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        GRADER_USER], check=True)
+        user = pwd.getpwnam(GRADER_USER)
+    # the interpreter may live under a private home (/root/.pyenv): let others
+    # traverse (not list) the folders above it
+    for path in {Path(sys.base_prefix), Path(sys.prefix), ROOT}:
+        for folder in [path, *path.parents]:
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH:
+                folder.chmod(mode | stat.S_IXOTH)
+    return user
+
+
+def delegate_cgroups(user):
+    """Folders under this process's memory and pids cgroups, given to `user`
+    (cgroup v1, as on the CI machine); [] where that cannot be done."""
+    from grader.cgroups import ROOT as CGROUPS, own_path, version
+    if version() != 1:
+        return []
+    name = f"course-tests-{os.getpid()}"
+    folders = []
+    try:
+        for controller in ("memory", "pids"):
+            folder = CGROUPS / controller / own_path(controller).strip("/") / name
+            folder.mkdir()
+            folders.append(folder)
+            for item in [folder, *folder.iterdir()]:
+                os.chown(item, user.pw_uid, user.pw_gid)
+    except OSError:
+        return []
+    return folders
+
+
+@pytest.fixture(scope="session")
+def grader():
+    who = Grader()
+    yield who
+    who.close()
+
+
+class Course:
+    """A copy of the course in a temporary folder, graded with stock nbgrader by `grader`."""
+
+    def __init__(self, root, grader):
         self.root = Path(root)
+        self.grader = grader
         for name in ("notebooks", "source", "release"):
             shutil.copytree(ROOT / name, self.root / name)
         shutil.copy(ROOT / "nbgrader_config.py", self.root)
+        self.root.chmod(0o755)
+        grader.own(self.root)
 
     def nbgrader(self, *arguments, check=True):
-        return nbgrader(*arguments, root=self.root, check=check, capture_output=True, text=True)
+        extra = self.grader.arguments() if arguments and arguments[0] == "autograde" else []
+        return nbgrader(*arguments, *extra, root=self.root, check=check, capture_output=True,
+                        text=True, **self.grader.options())
 
     def release(self, assignment):
         """The notebook a student receives."""
@@ -44,6 +151,7 @@ class Course:
             path.write_text(notebook) if isinstance(notebook, str) else path.write_bytes(notebook)
         else:
             nbformat.write(notebook, path)
+        self.grader.own(self.root / "submitted")
         return path
 
     def autograde(self, assignment):
@@ -87,10 +195,17 @@ def graded_cells(nb):
             if c.metadata.get("nbgrader", {}).get("grade")}
 
 
+def course_folder():
+    """A new folder for a course copy, reachable by the grading user (pytest's own
+    temporary folders are private to root)."""
+    return tempfile.mkdtemp(prefix="course-copy-")
+
+
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    copy = Course(tmp_path_factory.mktemp("course"))
+def course(grader):
+    copy = Course(course_folder(), grader)
     for assignments in UNITS.values():
         for assignment in assignments:
             copy.nbgrader("generate_assignment", assignment, "--force")
-    return copy
+    yield copy
+    shutil.rmtree(copy.root, ignore_errors=True)

@@ -1,15 +1,23 @@
-"""The hostile corpus, graded in one run of stock `nbgrader autograde`.
+"""The hostile corpus, graded in one run of stock `nbgrader autograde`, by an
+ordinary user (see conftest.py).
 
-Every case gets its expected score and a reason; honest work graded in the
-same run is unaffected; the course files and the gradebook are intact.
+Every case gets its expected score and a reason; each attack shows in its own
+output that it found nothing; honest work graded in the same run is
+unaffected; the course files and the gradebook are intact; nothing is left
+behind on the host.
 """
+import glob
 import hashlib
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
 
 import pytest
 
-from conftest import Course, graded_cells, verdict_text
+from conftest import Course, course_folder, graded_cells, verdict_text
 from corpus.cases import CASES
 from grader.sandbox import sandbox_available
 
@@ -48,28 +56,49 @@ class Listener:
                 pass
 
 
+NOTEBOOK_SECONDS = 40  # the corpus run's wall-clock budget per notebook
+
+
+def leftovers():
+    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = Course(tmp_path_factory.mktemp("hostile"))
+def graded(grader):
+    free = shutil.disk_usage("/tmp").free
+    memory = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert free > 4 * 1024 ** 3 and memory > 4 * 1024 ** 3, "the memory/disk cases need 4 GiB free"
+    course = Course(course_folder(), grader)
     assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
     (course.root / "canary.txt").write_text("instructor's file")
     listener = Listener()
     paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
                  gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
-                 source_dir=course.root / "source", port=listener.port)
+                 source_dir=course.root / "source", port=listener.port, root=course.root,
+                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
     before = digest(course.root / "source"), digest(course.root / "release")
+    left_before = leftovers()
     for name, (make, _, _) in CASES.items():
         course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
-    result = course.nbgrader("autograde", ASSIGNMENT, "--force", "--Execute.timeout=5", check=False)
+    result = course.nbgrader("autograde", ASSIGNMENT, "--force", "--Execute.timeout=5",
+                             f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}", check=False)
+    left = leftovers() - left_before
     listener.running = False
     report = course.nbgrader("export", "--to", str(course.root / "grades.csv"), check=False)
     from grader.report import cohort
-    return course, result, before, listener, cohort(course.root, ASSIGNMENT), report
+    yield course, result, before, listener, cohort(course.root, ASSIGNMENT), report, left
+    shutil.rmtree(course.root, ignore_errors=True)
+
+
+def outputs(course, name):
+    nb = course.autograded(ASSIGNMENT, name)
+    return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
+                     for c in nb.cells if c.cell_type == "code" for o in c.outputs)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_case_gets_its_score_and_a_reason(graded, name):
-    course, result, _, _, (ids, rows), _ = graded
+    course, result, _, _, (ids, rows), _, _ = graded
     _, score, reasons = CASES[name]
     row = next(r for r in rows if r["student"] == name)
     assert row["score"] == score, (row, result.stderr[-2000:])
@@ -78,22 +107,19 @@ def test_case_gets_its_score_and_a_reason(graded, name):
         assert row[f"{grade_id} reason"], (grade_id, row)
     for grade_id, text in reasons.items():
         assert text in row[f"{grade_id} reason"], row[f"{grade_id} reason"]
-    assert row["sandboxed"] == "sandboxed"
+    assert row["defences"].startswith("bubblewrap")
 
 
 def test_reasons_of_the_cells_that_broke(graded):
     course = graded[0]
-    def outputs(name):
-        nb = course.autograded(ASSIGNMENT, name)
-        return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
-                         for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    assert "still running after 5 s" in outputs("loop_ignoring_interrupts")
-    assert "KeyboardInterrupt" in outputs("endless_loop")
-    assert "kernel died while running this cell" in outputs("dying_kernel")
-    assert "MemoryError" in outputs("memory_bomb")
-    assert "output cut off" in outputs("output_flood")
-    assert "no network" in outputs("network")
-    assert "fork refused after" in outputs("fork_bomb")
+    assert "still running after 5 s" in outputs(course, "loop_ignoring_interrupts")
+    assert "KeyboardInterrupt" in outputs(course, "endless_loop")
+    assert "kernel died while running this cell" in outputs(course, "dying_kernel")
+    assert "MemoryError" in outputs(course, "memory_bomb")
+    assert "output cut off" in outputs(course, "output_flood")
+    assert "no network" in outputs(course, "network")
+    assert "fork refused after" in outputs(course, "fork_bomb")
+    assert "Exception ignored" not in outputs(course, "fork_bomb")
     top = course.autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
     assert "Graded cells missing" in top and "theory03-walk" in top
 
@@ -105,7 +131,7 @@ def test_honest_work_in_the_same_run_is_unaffected(graded):
 
 
 def test_course_files_and_gradebook_are_intact(graded):
-    course, _, before, listener, _, export = graded
+    course, _, before, listener, _, export, _ = graded
     assert (digest(course.root / "source"), digest(course.root / "release")) == before
     assert (course.root / "canary.txt").read_text() == "instructor's file"
     assert export.returncode == 0
@@ -124,8 +150,8 @@ def test_feedback_never_shows_hidden_tests(graded):
         assert "student.probe" not in html and "HIDDEN TESTS" not in html
 
 
-def test_grading_refuses_to_start_without_bubblewrap(tmp_path):
-    course = Course(tmp_path)
+def test_grading_refuses_to_start_without_bubblewrap(grader):
+    course = Course(course_folder(), grader)
     course.nbgrader("generate_assignment", ASSIGNMENT, "--force")
     course.submit("someone", ASSIGNMENT, course.solved(ASSIGNMENT))
     result = course.nbgrader("autograde", ASSIGNMENT, "--SandboxedKernelManager.bwrap=/no/bwrap",
@@ -140,3 +166,94 @@ def test_tracebacks_quoting_hidden_tests_are_not_kept(graded):
     for cell in graded_cells(course.autograded(ASSIGNMENT, "hard_coded")).values():
         text = "".join(str(o.get("text", "")) + str(o.get("evalue", "")) for o in cell.outputs)
         assert "student.probe" not in text and "HIDDEN" not in text
+
+
+def test_theft_finds_nothing(graded):
+    """The kernel sees neither solutions, classmates, gradebook, references, the
+    grader's environment nor the course root: the attempt prints so itself."""
+    text = outputs(graded[0], "theft")
+    for target in ("solutions", "classmate", "gradebook", "references", "environment", "course root"):
+        assert f"THEFT {target}: nothing" in text, text[-2000:]
+    assert "FOUND" not in text
+    planted = graded[0].grader.options()["env"]["COURSE_PLANTED_SECRET"]
+    assert planted not in (graded[0].root / "autograded" / "theft" / ASSIGNMENT / "theory03.ipynb").read_text()
+
+
+def test_every_kernel_is_told_what_defends_it(graded):
+    course, result = graded[0], graded[1]
+    assert "Grading defences: bubblewrap" in result.stderr
+    nb = course.autograded(ASSIGNMENT, "honest")
+    defences = nb.metadata["course"]["grading"]["defences"]
+    assert defences.startswith("bubblewrap"), defences
+
+
+def needs_cgroup(graded):
+    defences = graded[0].autograded(ASSIGNMENT, "honest").metadata["course"]["grading"]["defences"]
+    if "cgroup" not in defences:
+        pytest.skip(f"no cgroup could be made here ({defences}): memory is limited as address space only")
+
+
+def test_memory_outside_the_heap_is_counted(graded):
+    course = graded[0]
+    text = outputs(course, "tmpfs_fill")
+    assert "tmp refused after" in text and "No space left" in text, text[-500:]
+    assert int(text.split("tmp refused after")[1].split()[0]) <= 256
+    text = outputs(course, "workdir_fill")
+    assert "workdir refused after" in text, text[-500:]
+    assert int(text.split("workdir refused after")[1].split()[0]) <= 256
+    needs_cgroup(graded)
+    text = outputs(course, "memfd_hold")
+    # killed by the cgroup (or, slowed by reclaim first, stopped by the cell's timeout)
+    assert "memfd held" not in text, text[-500:]
+    assert "memory limit" in text or "still running after" in text, text[-500:]
+
+
+def test_student_html_and_markdown_are_inert(graded):
+    course = graded[0]
+    course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
+    graded_copy = (course.root / "autograded" / "scripts" / ASSIGNMENT / "theory03.ipynb").read_text()
+    feedback = (course.root / "feedback" / "scripts" / ASSIGNMENT / "theory03.html").read_text()
+    for text in (graded_copy, feedback):
+        assert "pwned" not in text and "onerror" not in text and "onload" not in text
+        assert "application/javascript" not in text and "<iframe" not in text
+    assert "<b>bold</b>" in graded_copy  # harmless HTML stays
+    assert "My notes" in feedback
+
+
+def test_report_and_terminal_get_no_control_characters_or_formulas(graded):
+    course = graded[0]
+    result = subprocess.run([sys.executable, "-m", "grader", "report", ASSIGNMENT], cwd=course.root,
+                            capture_output=True, text=True, check=True)
+    csv_text = (course.root / "reports" / f"{ASSIGNMENT}.csv").read_text()
+    for text in (result.stdout, csv_text, graded[1].stderr):
+        assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
+    assert "\n\"=HYPERLINK" not in csv_text and "\"'=HYPERLINK(1)\"" in csv_text
+    assert "honest                  10/10 forged" in csv_text  # the text stays, inert
+
+
+def test_one_slow_dying_notebook_is_bounded(graded):
+    course = graded[0]
+    nb = course.autograded(ASSIGNMENT, "slow_and_dying")
+    assert f"used up its {NOTEBOOK_SECONDS} s" in outputs(course, "slow_and_dying")
+    size = (course.root / "autograded" / "display_updates" / ASSIGNMENT / "theory03.ipynb").stat().st_size
+    assert size < 12_000_000 and "output cut off" in outputs(course, "display_updates")
+    assert nb.cells
+
+
+def test_evidence_out_of_range_is_judged_not_dropped(graded):
+    course = graded[0]
+    assert (course.root / "autograded" / "out_of_range" / ASSIGNMENT / "theory03.ipynb").exists()
+
+
+def test_after_a_death_the_first_run_outputs_stand(graded):
+    text = outputs(graded[0], "replayed")
+    before = float(text.split("before the death at")[1].split()[0])
+    dying = float(text.split("dying at")[1].split()[0])
+    assert before < dying  # the replay, later, did not overwrite the first run's output
+
+
+def test_nothing_is_left_behind(graded):
+    assert graded[6] == set()
+    parent = graded[0].grader.delegated
+    for folder in parent:
+        assert not list(folder.glob("course-kernel-*")), folder

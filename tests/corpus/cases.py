@@ -129,18 +129,167 @@ course.student.expect_close = lambda *a, **k: None
 get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)
 '''
 
-READ_OUTSIDE = '''
-import json
-for path in ["{source}", "{gradebook}"]:
+THEFT = '''
+# Try to take the answer key, a classmate's work, the gradebook and the grader's
+# secrets; print what each attempt found, and use whatever it found.
+import glob, json, os
+def found(what, how):
+    print(f"THEFT {{what}}: FOUND ({{how}})")
+def nothing(what):
+    print(f"THEFT {{what}}: nothing")
+MARK = "BEGIN " + "SOLUTION"  # spelled apart, so this cell does not find itself
+def solution_cells(text):
+    return ["".join(c["source"]) for c in json.loads(text)["cells"]
+            if MARK in "".join(c["source"])]
+stolen = []
+# 1. the instructor's solutions (absolute, relative, and by searching the disk)
+candidates = ["{source}", os.path.join("..", "..", "..", "source", "theory03-en", "theory03.ipynb")]
+for root, folders, files in os.walk("/"):
+    folders[:] = [f for f in folders if f not in ("proc", "sys", "dev", "usr", "lib", "lib64",
+                                                   "site-packages", "include", "share", "bin")]
+    if not root.startswith(os.getcwd()):  # the student's own folder holds no solutions
+        candidates += [os.path.join(root, f) for f in files if f.endswith(".ipynb")]
+for path in candidates:
     try:
-        text = open(path).read()
-    except OSError:
+        cells = solution_cells(open(path).read())
+    except (OSError, ValueError, KeyError):
         continue
-    # with the instructor's notebook in hand, take its solutions
-    for c in json.loads(text)["cells"]:
-        if "BEGIN SOLUTION" in "".join(c["source"]):
-            exec("".join(c["source"]))
+    if cells:
+        stolen = cells
+        found("solutions", path)
+        break
+else:
+    nothing("solutions")
+# 2. a classmate's submission
+try:
+    classmate = solution_cells(open("{classmate}").read())
+    found("classmate", "{classmate}")
+    stolen = stolen or classmate
+except (OSError, ValueError):
+    nothing("classmate")
+# 3. the gradebook
+try:
+    open("{gradebook}", "rb").read(16)
+    found("gradebook", "{gradebook}")
+except OSError:
+    nothing("gradebook")
+# 4. the grader's references
+try:
+    from grader.checks.theory03 import forward_reference, gradients_reference
+    found("references", "import grader.checks")
+    forward, gradients = forward_reference, gradients_reference
+except ImportError:
+    nothing("references")
+# 5. the grader's environment
+secret = os.environ.get("COURSE_PLANTED_SECRET")
+found("environment", secret) if secret else nothing("environment")
+# 6. the course root
+try:
+    found("course root", ", ".join(os.listdir("{root}")))
+except OSError:
+    nothing("course root")
+for code in stolen:
+    exec(code)
 '''
+
+TMPFS_FILL = '''
+# fill /tmp (a tmpfs) with up to 3 GiB, 64 MiB at a time
+written = 0
+try:
+    for i in range(48):
+        with open(f"/tmp/fill-{{i}}", "wb") as stream:
+            stream.write(b"x" * (64 << 20))
+        written += 64
+    print("tmp accepted", written, "MiB")
+except OSError as error:
+    print("tmp refused after", written, "MiB:", error.strerror)
+'''
+
+WORKDIR_FILL = TMPFS_FILL.replace("/tmp/fill-", "fill-").replace("tmp accepted", "workdir accepted") \
+    .replace("tmp refused", "workdir refused").replace("up to 3 GiB", "up to 1 GiB").replace("range(48)", "range(16)")
+
+MEMFD_HOLD = '''
+# hold up to 3 GiB in memfds (32 MiB each, under the file-size limit), which an
+# address-space limit does not count
+import os
+held, chunk = [], b"x" * (32 << 20)
+for i in range(96):
+    fd = os.memfd_create(f"hog-{{i}}")
+    os.write(fd, chunk)
+    held.append(fd)
+print("memfd held", 32 * len(held), "MiB")
+'''
+
+SCRIPTS = '''
+from IPython.display import display, HTML, Javascript, SVG
+display(HTML("<b>bold</b><script>alert('pwned-script')</script><img src=x onerror=alert('pwned-img')>"))
+display(Javascript("alert('pwned-js')"))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><circle r="4"/></svg>'))
+display({{"text/html": "<iframe src='javascript:alert(2)'></iframe>", "text/plain": "frame"}}, raw=True)
+'''
+
+def scripts(course, paths):
+    nb = with_cell(SCRIPTS)(course, paths)
+    nb.cells.insert(5, nbformat.v4.new_markdown_cell(
+        "My notes <img src=x onerror=alert('pwned-markdown')> <script>alert('pwned-md')</script>"))
+    raw = nbformat.v4.new_raw_cell("<script>alert('pwned-raw')</script>")
+    raw.metadata["format"] = "text/html"
+    nb.cells.insert(6, raw)
+    return nb
+
+
+CONTROL_CHARACTERS = '''
+def forward(a, b, c):
+    raise ValueError("\\x1b[2J\\x1b]0;pwned\\x07\\rhonest                  10/10 forged\\x1b[0m")
+'''
+
+SLOW_AND_DYING = '''
+import time
+time.sleep(4)
+'''
+
+def slow_and_dying(course, paths):
+    """Sleeping cells before kernel deaths: every death replays every sleep."""
+    nb = course.solved("theory03-en")
+    for _ in range(3):
+        nb.cells.insert(4, cell("import os\nos._exit(1)"))
+        for _ in range(3):
+            nb.cells.insert(4, cell(SLOW_AND_DYING))
+    return nb
+
+
+DISPLAY_UPDATES = '''
+from IPython.display import display
+handle = display({{"text/plain": "small"}}, raw=True, display_id=True)
+for i in range(400):
+    handle.update({{"text/plain": str(i) + "x" * (1 << 20)}}, raw=True)
+'''
+
+OUT_OF_RANGE = '''
+# evidence the grader cannot compare: integers far beyond float range
+import course.probes
+course.probes.Probe.gather = lambda self, seed, objects: [{{"value": [10 ** 400] * 4}}] * len(self.draw(seed))
+'''
+
+FIRST_RUN_STANDS = '''
+import sys, time
+print("before the death at", time.time())
+'''
+
+DIES_AFTER_PRINTING = '''
+import os, sys, time
+print("dying at", time.time())
+sys.stdout.flush()
+time.sleep(1)
+os._exit(1)
+'''
+
+def replayed(course, paths):
+    nb = course.solved("theory03-en")
+    nb.cells.insert(4, cell(DIES_AFTER_PRINTING))
+    nb.cells.insert(4, cell(FIRST_RUN_STANDS))
+    return nb
+
 
 WRITE_OUTSIDE = '''
 import os, shutil
@@ -162,17 +311,28 @@ except OSError as error:
 '''
 
 FORK_BOMB = '''
-import os, time
+import os, sys, time
 children = 0
 try:
     while True:
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:  # a child: sleep quietly, write nothing, never return into the kernel
+            os.close(1), os.close(2)
             time.sleep(60)
             os._exit(0)
         children += 1
 except OSError as error:
     print("fork refused after", children, "children:", error)
 '''
+
+def released_plus(code):
+    """The blank release with one extra student cell: it scores only what the cell takes."""
+    def make(course, paths):
+        nb = course.release("theory03-en")
+        nb.cells.insert(4, cell(code.format(**paths)))
+        return nb
+    return make
+
 
 def dies_again_and_again(course, paths):
     nb = course.solved("theory03-en")
@@ -206,7 +366,16 @@ CASES = {
     "monkeypatching": (hard_coded_plus(PATCHES), 0, {}),
     "lying_objects": (answers({ANSWERS: LIAR, "theory03-gradients-answer": ""}), 5,
                       {"theory03-forward": "expected"}),
-    "read_outside": (lambda course, paths: hard_coded_plus(READ_OUTSIDE)(course, paths), 0, {}),
+    "theft": (released_plus(THEFT), 0, {"theory03-forward": "NotImplementedError"}),
+    "tmpfs_fill": (with_cell(TMPFS_FILL), 10, {}),
+    "workdir_fill": (with_cell(WORKDIR_FILL), 10, {}),
+    "memfd_hold": (with_cell(MEMFD_HOLD), 10, {}),
+    "scripts": (scripts, 10, {}),
+    "=HYPERLINK(1)": (answers({ANSWERS: CONTROL_CHARACTERS}), 8, {"theory03-forward": "ValueError"}),
+    "slow_and_dying": (slow_and_dying, 0, {"theory03-forward": "grading time"}),
+    "display_updates": (with_cell(DISPLAY_UPDATES), 10, {}),
+    "out_of_range": (hard_coded_plus(OUT_OF_RANGE), 0, {"theory03-forward": "tampered"}),
+    "replayed": (replayed, 10, {}),
     "write_outside": (with_cell(WRITE_OUTSIDE), 10, {}),
     "network": (with_cell(NETWORK), 10, {}),
 }

@@ -1,0 +1,69 @@
+"""What student code produces is inert for the instructor: HTML, terminal, CSV."""
+import nbformat
+import pytest
+
+from grader.cgroups import KernelGroup
+from grader.inert import MakeInert, clean_html, for_spreadsheet, for_terminal, inert_output
+
+
+@pytest.mark.parametrize("payload", [
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<svg onload=alert(1)>",
+    "<a href='javascript:alert(1)'>x</a>", "<iframe src=//evil></iframe>",
+    "<style>body{display:none}</style>", "<img src='/formgrader/api/submission/1'>",
+])
+def test_html_loses_everything_active(payload):
+    text = clean_html(payload)
+    for word in ("script", "onerror", "onload", "javascript", "iframe", "style", "src", "href"):
+        assert word not in text, text
+
+
+def test_outputs_keep_only_passive_kinds():
+    output = nbformat.v4.new_output("display_data", data={
+        "application/javascript": "alert(1)", "image/svg+xml": "<svg onload=alert(1)/>",
+        "text/html": "<b>ok</b><script>x</script>", "text/plain": "ok"})
+    data = inert_output(output)["data"]
+    assert data == {"text/html": "<b>ok</b>", "text/plain": "ok"}
+    only_js = inert_output(nbformat.v4.new_output("display_data", data={"application/javascript": "x"}))
+    assert only_js["data"] == {"text/plain": "[removed by the grader: application/javascript]"}
+
+
+def test_student_cells_are_sanitized_but_locked_cells_are_not():
+    student = nbformat.v4.new_markdown_cell("answer <img src=x onerror=alert(1)>")
+    locked = nbformat.v4.new_markdown_cell("$a < b$ <b>instructor</b>")
+    locked.metadata["nbgrader"] = {"locked": True}
+    MakeInert().preprocess_cell(student, {}, 0)
+    MakeInert().preprocess_cell(locked, {}, 1)
+    assert "onerror" not in student.source and locked.source == "$a < b$ <b>instructor</b>"
+
+
+def test_terminal_text_has_no_escape_sequences():
+    text = for_terminal("\x1b[2J\x1b]0;title\x07\rforged\x9b1m line\x00")
+    assert text == "forged1m line"
+
+
+@pytest.mark.parametrize("field", ["=1+1", "+1", "-cmd", "@SUM(A1)", "\t=x", "\r=x"])
+def test_spreadsheet_formulas_are_neutralized(field):
+    assert for_spreadsheet(field).startswith("'")
+    assert for_spreadsheet(3.5) == 3.5 and for_spreadsheet("ok") == "ok"
+
+
+def test_cgroup_v2_delegation_writes_the_limits(tmp_path, monkeypatch):
+    """The v2 path (this machine has v1), on a stand-in tree: the grader moves itself
+    into a leaf, enables the controllers, and sets the kernel's limits."""
+    monkeypatch.setattr("grader.cgroups.own_path", lambda controller: "/user.slice/scope")
+    base = tmp_path / "user.slice" / "scope"
+    base.mkdir(parents=True)
+    (tmp_path / "cgroup.controllers").write_text("memory pids")
+    (base / "cgroup.subtree_control").write_text("")
+    (base / "cgroup.procs").write_text("4242\n")
+    group, why = KernelGroup.create(2 << 30, 512, root=tmp_path)
+    assert why is None and group.version == 2
+    assert (base / "course-grader" / "cgroup.procs").read_text() == "4242"
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (group.folders[0] / "memory.max").read_text() == str(2 << 30)
+    assert (group.folders[0] / "pids.max").read_text() == "512"
+
+
+def test_no_cgroup_hierarchy_gives_a_reason(tmp_path):
+    group, why = KernelGroup.create(1 << 30, 64, root=tmp_path)
+    assert group is None and "no cgroup" in why
