@@ -20,10 +20,10 @@ def test_kernel_environment_is_an_allowlist():
     assert env["PATH"] == "/usr/local/bin:/usr/bin:/bin" and env["HOME"] == "/tmp"
 
 
-def test_grading_refuses_any_folder_but_the_submissions(tmp_path):
+def test_grading_refuses_any_folder_but_the_submissions(tmp_path, monkeypatch):
     step = GradingExecute()
-    step.parent = SimpleNamespace(coursedir=SimpleNamespace(root=str(tmp_path),
-                                                            autograded_directory="autograded"))
+    coursedir = SimpleNamespace(root=str(tmp_path), autograded_directory="autograded")
+    monkeypatch.setattr("grader.execute._coursedir", lambda _: coursedir)
     inside = tmp_path / "autograded" / "ana" / ASSIGNMENT
     inside.mkdir(parents=True)
     assert step.submission_folder({"metadata": {"path": str(inside)}}) == str(inside.resolve())
