@@ -37,11 +37,16 @@ class Probe:
         return results
 
 
-def find_probe(grade_id):
-    """The Probe for `grade_id`, from the module named by its prefix (theory03-... -> theory03)."""
+def find_in_unit(package, table, grade_id):
+    """`package.<unit>.<table>[grade_id]`, the unit named by the id's prefix
+    (theory03-... -> theory03); LookupError when there is none."""
     unit = grade_id.split("-", 1)[0]
     try:
-        module = importlib.import_module(f"course.probes.{unit}")
-        return module.PROBES[grade_id]
-    except (ImportError, KeyError):
+        return getattr(importlib.import_module(f"{package}.{unit}"), table)[grade_id]
+    except (ImportError, AttributeError, KeyError):
         raise LookupError(grade_id) from None
+
+
+def find_probe(grade_id):
+    """The Probe for `grade_id`."""
+    return find_in_unit("course.probes", "PROBES", grade_id)

@@ -7,7 +7,6 @@ probe printed. This package is never mounted in a grading sandbox.
 Unit authors: see docs/hidden-tests.md.
 """
 import base64
-import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -16,7 +15,7 @@ import numpy as np
 
 from course.evidence import ARRAY_DTYPES, close
 from course.i18n import say
-from course.probes import Probe
+from course.probes import Probe, find_in_unit
 
 
 @dataclass
@@ -119,10 +118,5 @@ def short(value):
 
 
 def find_check(grade_id):
-    """The Check for `grade_id`, from the module named by its prefix (theory03-... -> theory03)."""
-    unit = grade_id.split("-", 1)[0]
-    try:
-        module = importlib.import_module(f"grader.checks.{unit}")
-        return module.CHECKS[grade_id]
-    except (ImportError, KeyError):
-        raise LookupError(grade_id) from None
+    """The Check for `grade_id`."""
+    return find_in_unit("grader.checks", "CHECKS", grade_id)
