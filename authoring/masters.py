@@ -5,7 +5,9 @@ What an author writes in a master:
 - `<!-- #region lang="en" -->` ... `<!-- #endregion -->` (or lang="es"): prose for one
   language; a markdown cell with no `lang` is shown in both.
 - a ```python fence: a code cell shared by both languages. A line `#en text` or `#es text`
-  is a comment for that language only. `__LANG__` becomes "en" or "es".
+  is a comment for that language only. A line of code ending in `#:en` or `#:es` is kept
+  only in that language (write the line twice, once per language, to give a string in
+  each). `__LANG__` becomes "en" or "es".
 - `nbgrader="solution"` / `"tests"` / `"readonly"` on the fence, with `grade_id="unit-name"`
   (and `points=N` for tests): the nbgrader role of the cell.
 """
@@ -19,6 +21,7 @@ import nbformat
 from course.i18n import LANGUAGES
 
 LANGUAGE_LINE = re.compile(r"^(\s*)#(en|es)(?: (.*))?$")
+LANGUAGE_TAIL = re.compile(r"^(.*?)\s*#:(en|es)\s*$")
 F_STRING_PARTS = tuple(getattr(tokenize, name, -1) for name in
                        ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END"))
 ROLES = {
@@ -73,7 +76,11 @@ def localize_code(source, lang):
     lines = []
     for line in source.splitlines():
         match = LANGUAGE_LINE.match(line)
-        if match is None:
+        tail = LANGUAGE_TAIL.match(line)
+        if tail is not None:
+            if tail.group(2) == lang:
+                lines.append(tail.group(1))
+        elif match is None:
             lines.append(line)
         elif match.group(2) == lang:
             lines.append(f"{match.group(1)}# {match.group(3) or ''}".rstrip())

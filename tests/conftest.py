@@ -18,9 +18,10 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from authoring.build import ROOT, nbgrader
+from authoring.build import ROOT, assignment, nbgrader, units
+from course.i18n import LANGUAGES
 
-UNITS = {"theory03": ("theory03-en", "theory03-es")}
+UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in units()}
 
 
 GRADER_USER = "course-grader"

@@ -49,6 +49,12 @@ def test_language_comment_lines():
     assert localize_code(source, "es") == "def f():\n    # Español\n    return es"
 
 
+def test_language_code_lines():
+    source = 'ax.set_xlabel("step")  #:en\nax.set_xlabel("paso")  #:es\nplt.show()'
+    assert localize_code(source, "en") == 'ax.set_xlabel("step")\nplt.show()'
+    assert localize_code(source, "es") == 'ax.set_xlabel("paso")\nplt.show()'
+
+
 def test_unknown_metadata_is_an_error(tmp_path):
     path = tmp_path / "bad.md"
     path.write_text('```python nbgrade="tests"\nx = 1\n```\n')

@@ -1,4 +1,6 @@
 """Stock nbgrader on every unit and language: validate, autograde, feedback."""
+import re
+
 import pytest
 
 from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
@@ -70,7 +72,7 @@ def test_feedback_is_localized_and_hides_hidden_tests(course, assignment):
     assert "student.probe" not in html and "BEGIN HIDDEN TESTS" not in html, result.stderr
     lang = assignment.rsplit("-", 1)[1]
     assert {"en": "hidden tests", "es": "tests ocultos"}[lang] in html
-    assert {"en": "all 7 checks passed", "es": "superadas las 7 comprobaciones"}[lang] in html
+    assert re.search({"en": r"all \d+ checks passed", "es": r"superadas las \d+ comprobaciones"}[lang], html)
 
 
 def test_export_lists_every_submission(course):
