@@ -97,6 +97,48 @@ MESSAGES = {
         "en": "# (hidden tests: their results are shown below)",
         "es": "# (tests ocultos: sus resultados aparecen abajo)",
     },
+    # ---- what a failing visible test says (course.student.expect_close) ----
+    "expect_none": {
+        "en": "{what} returned None (missing return?); expected {want}",
+        "es": "{what} devolvió None (¿falta un return?); se esperaba {want}",
+    },
+    "expect_shape": {
+        "en": "{what} returned {got}; expected {want}",
+        "es": "{what} devolvió {got}; se esperaba {want}",
+    },
+    "expect_returned": {
+        "en": "{what} returned {got}:",
+        "es": "{what} devolvió {got}:",
+    },
+    "expect_element": {
+        "en": "  {name} is {got}, expected {want}",
+        "es": "  {name} vale {got}, se esperaba {want}",
+    },
+    "expect_value": {
+        "en": "{what} returned {got}, expected {want}",
+        "es": "{what} devolvió {got}, se esperaba {want}",
+    },
+    # ---- theory03: the mistakes this unit predicts ----
+    "theory03_only_through_e": {
+        "en": "that is only the path through e: the path through f is missing (a diamond: add both)",
+        "es": "eso es solo el camino a través de e: falta el camino a través de f "
+              "(un diamante: suma los dos)",
+    },
+    "theory03_only_through_f": {
+        "en": "that is only the path through f: the path through e is missing (a diamond: add both)",
+        "es": "eso es solo el camino a través de f: falta el camino a través de e "
+              "(un diamante: suma los dos)",
+    },
+    "theory03_forward_difference": {
+        "en": "that is a forward difference, (f(x + eps) − f(x)) / eps: "
+              "use the central one, (f(x + eps) − f(x − eps)) / (2·eps)",
+        "es": "eso es una diferencia hacia delante, (f(x + eps) − f(x)) / eps: "
+              "usa la central, (f(x + eps) − f(x − eps)) / (2·eps)",
+    },
+    "theory03_assigned": {
+        "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
+        "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
+    },
 }
 
 

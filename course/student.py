@@ -24,15 +24,62 @@ def language(lang):
     _state["lang"] = lang
 
 
-def expect_close(got, want, what, tol=1e-9):
-    """Assert that `got` equals `want` (a number or tuple of numbers) within `tol`."""
+class CheckFailed(AssertionError):
+    """A visible test that failed (an AssertionError, so nbgrader and other tools see a failure)."""
+
+
+def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
+    """Assert that `got` equals `want` (a number or tuple of numbers) within `tol`.
+
+    The message shows what the student returned, as they returned it, and one
+    line per wrong element. `names` labels the elements (("ab", "e", "f", "L")).
+    `mistakes` maps a message key of course.i18n to a wrong answer the unit
+    predicts, shaped like `want` (None where any value may appear): an element
+    that matches it gets that explanation too.
+    """
     lang = _state["lang"]
+    shown = _shown(got)
+    if got is None:
+        raise CheckFailed(say("expect_none", lang, what=what, want=_shown(want)))
     try:
         got_plain = plain(got)
+        if not _numbers_only(got_plain):
+            raise TypeError
     except TypeError:
-        raise AssertionError(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
-    if not close(got_plain, plain(want), tol, tol):
-        raise AssertionError(say("returned", lang, what=what, got=got_plain, want=plain(want)))
+        raise CheckFailed(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
+    want_plain = plain(want)
+    if close(got_plain, want_plain, tol, tol):
+        return
+    single = not isinstance(want_plain, list)
+    if single:
+        items = [(got, want, got_plain, want_plain, None)]
+    elif type(got_plain) is list and len(got_plain) == len(want_plain):
+        labels = list(names) if names else [f"[{i}]" for i in range(len(want_plain))]
+        items = list(zip(got, want, got_plain, want_plain, labels))
+    else:
+        raise CheckFailed(say("expect_shape", lang, what=what, got=shown, want=_shown(want)))
+    lines = [] if single else [say("expect_returned", lang, what=what, got=shown)]
+    for index, (value, expected, value_plain, expected_plain, label) in enumerate(items):
+        if close(value_plain, expected_plain, tol, tol):
+            continue
+        line = say("expect_element", lang, name=label, got=_shown(value), want=_shown(expected)) \
+            if label else say("expect_value", lang, what=what, got=shown, want=_shown(expected))
+        for key, wrong in (mistakes or {}).items():
+            wrong = wrong if single else wrong[index]
+            if wrong is not None and close(value_plain, float(wrong), 1e-6, tol):
+                line += " \u2014 " + say(key, lang)
+        lines.append(line)
+    raise CheckFailed("\n".join(lines))
+
+
+def _numbers_only(value):
+    return all(map(_numbers_only, value)) if type(value) is list else type(value) is float
+
+
+def _shown(value):
+    """`value` as the student wrote it (its repr), cut short."""
+    text = repr(value)
+    return text if len(text) <= 300 else text[:300] + "\u2026"
 
 
 def probe(grade_id, *student_objects, **stated):

@@ -14,6 +14,8 @@ HARD_CODED = {
         "theory03-forward-answer": "def forward(a, b, c):\n    return 6, 10, -2, -20",
         "theory03-gradients-answer": "def gradients(a, b, c):\n    return 4, -4, -12",
         "theory03-central-answer": "def central_difference(f, x, eps=1e-5):\n    return 4.0",
+        "theory03-partial-answer": "def partial_difference(f, point, i, eps=1e-5):\n"
+                                   "    return (4, -4, -12)[i]",
         "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
                                 "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
     },
@@ -56,7 +58,7 @@ def test_autograde_solution_release_and_hard_coded(course, assignment):
     assert course.score(assignment, "solver") == total
     assert course.score(assignment, "blank") == 0
     assert course.score(assignment, "memoriser") == 0
-    # the memoriser passes every visible test; the verdict names a random input
+    # the memoriser fails a visible test (a second point) or, where it passes them, a random input
     lang = assignment.rsplit("-", 1)[1]
     cells = graded_cells(course.autograded(assignment, "memoriser"))
     word = {"en": "expected", "es": "se esperaba"}[lang]

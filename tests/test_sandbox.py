@@ -46,7 +46,7 @@ def test_grading_as_root_drops_the_kernel_to_nobody():
     course.submit("ana", ASSIGNMENT, nb)
     result = course.autograde(ASSIGNMENT)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert course.score(ASSIGNMENT, "ana") == 10
+    assert course.score(ASSIGNMENT, "ana") == 12
     graded = course.autograded(ASSIGNMENT, "ana")
     assert "kernel uid 65534" in "".join(o.get("text", "") for o in graded.cells[4].outputs)
     assert "as nobody" in graded.metadata["course"]["grading"]["defences"]

@@ -1,4 +1,6 @@
 """Cases of theory/03's hidden tests: the diamond (2, 3, 4) and random points."""
+import math
+
 from course.probes import Probe
 
 DIAMOND = (2.0, 3.0, 4.0)
@@ -24,6 +26,31 @@ def cubic(coefficients):
     return lambda x: c0 + c1 * x + c2 * x ** 2 + c3 * x ** 3
 
 
+def diamond_L(a, b, c):
+    return (a * b + c) * (a - c)
+
+
+def wavy(q):
+    """L plus q*sin(a*b*c): not a polynomial, so the step size matters along every argument."""
+    return lambda a, b, c: diamond_L(a, b, c) + q * math.sin(a * b * c)
+
+
+def partial_cases(rng, n=6):
+    """The diamond along a, b and c: (2, 3, 4, i); then random (a, b, c, i, eps, q) for wavy(q)."""
+    cases = [DIAMOND + (i,) for i in range(3)]
+    for _ in range(n):
+        point = tuple(round(rng.uniform(-2, 2), 3) for _ in range(3))
+        cases.append(point + (rng.randrange(3), rng.choice([1e-2, 1e-3]), round(rng.uniform(0.5, 2), 2)))
+    return cases
+
+
+def call_partial(objects, case):
+    if len(case) == 4:
+        return objects[0](diamond_L, tuple(case[:3]), case[3])
+    *point, i, eps, q = case
+    return objects[0](wavy(q), tuple(point), i, eps)
+
+
 def walk_cases(rng):
     return [case + (mode,) for case in diamond_and_random(rng, 4) for mode in (True, False)]
 
@@ -35,6 +62,7 @@ PROBES = {
                                 call=lambda objects, case: objects[0](*case)),
     "theory03-central": Probe("theory03-central", cubic_cases,
                               call=lambda objects, case: objects[0](cubic(case[0]), case[1], case[2])),
+    "theory03-partial": Probe("theory03-partial", partial_cases, call=call_partial),
     "theory03-walk": Probe("theory03-walk", walk_cases,
                            call=lambda objects, case: objects[0](*case[:3], accumulate=case[3])),
 }

@@ -4,7 +4,7 @@ Each check runs the student's function at the diamond (2, 3, 4), whose values
 the test cell states literally, and at random points, so a memorised answer
 scores nothing.
 """
-from course.probes.theory03 import PROBES, cubic
+from course.probes.theory03 import PROBES, cubic, diamond_L, wavy
 from grader.checks import Check
 
 
@@ -33,6 +33,40 @@ def central_reference(coefficients, x, eps):
     return (f(x + eps) - f(x - eps)) / (2 * eps)
 
 
+def partial_reference(case):
+    """The central difference along argument i, the others held fixed."""
+    if len(case) == 4:
+        f, point, i, eps = diamond_L, list(case[:3]), case[3], 1e-5
+    else:
+        *point, i, eps, q = case
+        f = wavy(q)
+    up, down = list(point), list(point)
+    up[i] += eps
+    down[i] -= eps
+    return (f(*up) - f(*down)) / (2 * eps)
+
+
+def describe_partial(case):
+    point = ", ".join(f"{v:g}" for v in case[:3])
+    if len(case) == 4:
+        return f"partial_difference(L, ({point}), {case[3]})"
+    return f"partial_difference(L + {case[5]:g}·sin(a·b·c), ({point}), {case[3]}, eps={case[4]:g})"
+
+
+def describe_cubic(case):
+    """The cubic written out, signs folded in, with no words of any language."""
+    terms = ""
+    for power, coefficient in enumerate(case[0]):
+        if coefficient == 0:
+            continue
+        monomial = {0: "", 1: "x", 2: "x²", 3: "x³"}[power]
+        size = f"{abs(coefficient):g}"
+        body = monomial if size == "1" and monomial else size + monomial
+        sign = "−" if coefficient < 0 else "+"
+        terms += (f"−{body}" if sign == "−" else body) if not terms else f" {sign} {body}"
+    return f"central_difference(f, {case[1]:g}, eps={case[2]:g}), f(x) = {terms or '0'}"
+
+
 def _describe_call(name):
     return lambda case: f"{name}({', '.join(f'{v:g}' for v in case)})"
 
@@ -41,7 +75,8 @@ CHECKS = {
     "theory03-forward": Check(
         PROBES["theory03-forward"],
         reference=lambda case: forward_reference(*case),
-        describe=_describe_call("forward")),
+        describe=_describe_call("forward"),
+        stated={"known": {(2, 3, 4): (6, 10, -2, -20)}}),
     "theory03-gradients": Check(
         PROBES["theory03-gradients"],
         reference=lambda case: gradients_reference(*case),
@@ -50,13 +85,19 @@ CHECKS = {
     "theory03-central": Check(
         PROBES["theory03-central"],
         reference=lambda case: central_reference(*case),
-        describe=lambda case: f"central_difference(f, {case[1]:g}, eps={case[2]:g}) "
-                              f"with f(x) = {case[0][0]:g} + {case[0][1]:g}x + "
-                              f"{case[0][2]:g}x² + {case[0][3]:g}x³",
+        describe=describe_cubic,
         rel_tol=1e-7, abs_tol=1e-7),
+    "theory03-partial": Check(
+        PROBES["theory03-partial"],
+        reference=partial_reference,
+        describe=describe_partial,
+        # at the diamond the known values are exact and the float central difference is within ~1e-10
+        rel_tol=1e-7, abs_tol=1e-7,
+        stated={"known": {(2, 3, 4, 0): 4, (2, 3, 4, 1): -4, (2, 3, 4, 2): -12}}),
     "theory03-walk": Check(
         PROBES["theory03-walk"],
         reference=lambda case: walk_reference(*case),
         describe=lambda case: f"walk_by_hand({case[0]:g}, {case[1]:g}, {case[2]:g}, "
-                              f"accumulate={bool(case[3])})"),
+                              f"accumulate={bool(case[3])})",
+        stated={"known": {(2, 3, 4, True): (4, -4, -12), (2, 3, 4, False): (-6, -4, -2)}}),
 }
