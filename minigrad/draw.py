@@ -39,8 +39,8 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         xy[key] = (c * COLUMN, (tallest - 1) / 2 - r + (rows[c] - 1) / 2)
     for node in order:
         x, y = xy[id(node)]
-        for parent in node._prev:
-            px, py = xy[id(parent)]
+        for input_ in node._prev:
+            px, py = xy[id(input_)]
             ax.annotate("", xy=(x - 0.75, y), xytext=(px + 0.75, py),
                         arrowprops=dict(arrowstyle="->", color="0.4"))
         text = name(node) + (f"  ({node._op})" if node._op else "")

@@ -26,22 +26,38 @@ def reverse_walk(root, order=None, accumulate=True):
 
     `order` is the list of nodes to visit; by default the engine's own
     reverse topological order. Pass another order to see what goes wrong.
-    `accumulate=False` shows what `=` instead of `+=` would do: after each
-    step an input keeps only the contribution it has just received.
+    `accumulate=False` shows what `=` instead of `+=` in every `_backward`
+    would do: each input keeps only the last contribution written into it,
+    and an input used twice by one node (x + x) keeps only its second.
     """
     nodes = list(reversed(root.topological_order())) if order is None else list(order)
     root.grad += 1.0
     steps = []
     for node in nodes:
         inputs = list(dict.fromkeys(node._prev))  # x * x has x once here
-        before = [p.grad for p in inputs]
+        before = [x.grad for x in inputs]
         node._backward()
         if not accumulate:
-            for p, b in zip(inputs, before):
-                p.grad = p.grad - b  # what `p.grad = ...` would have left
+            for x, b in zip(inputs, before):
+                x.grad = _last_write(node, x, x.grad - b)
             before = [0.0] * len(inputs)
-        steps.append(Step(node, [(p, p.grad - b, p.grad) for p, b in zip(inputs, before)], accumulate))
+        steps.append(Step(node, [(x, x.grad - b, x.grad) for x, b in zip(inputs, before)], accumulate))
     return steps
+
+
+def _last_write(node, x, added):
+    """What `x.grad = ...` would leave after `node._backward()`, given what `+=` added.
+
+    Used once, an input receives one contribution, all of `added`. Used twice
+    (x + x, x - x, x * x), the second assignment wins: for + it is out.grad,
+    for - it is -out.grad, and for * it is (first input's data) * out.grad.
+    """
+    if node._prev.count(x) < 2:
+        return added
+    last = {"+": node.grad, "-": -node.grad, "*": node._prev[0].data * node.grad}
+    if node._op not in last:
+        raise ValueError(f"accumulate=False: {node._op!r} with a repeated input is not modelled")
+    return last[node._op]
 
 
 def name(node):
@@ -61,7 +77,7 @@ def format_steps(steps, lang="en"):
         formula = f" {node._op} ".join(name(p) for p in node._prev)
         lines.append(f"{number}. {name(node)}._backward()   [{name(node)} = {formula}]")
         sign = "+=" if step.accumulate else "="
-        for parent, added, after in step.contributions:
-            lines.append(f"     {name(parent)}.grad {sign} {added:g}   "
-                         f"→ {words['now']} {name(parent)}.grad = {after:g}")
+        for input_, added, after in step.contributions:
+            lines.append(f"     {name(input_)}.grad {sign} {added:g}   "
+                         f"→ {words['now']} {name(input_)}.grad = {after:g}")
     return "\n".join(lines)

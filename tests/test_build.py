@@ -81,3 +81,13 @@ def test_executed_notebooks_have_no_errors_or_stderr(path):
         for output in cell.get("outputs", []):
             assert output.output_type != "error", (path, cell.source[:80])
             assert output.get("name") != "stderr", (path, cell.source[:80], output.get("text"))
+
+
+def test_split_stream_outputs_are_joined():
+    from authoring.build import merge_streams
+    out = nbformat.v4.new_output
+    outputs = [out("stream", name="stdout", text="1. L\n"), out("stream", name="stdout", text="2. f\n"),
+               out("stream", name="stderr", text="warn\n"), out("stream", name="stdout", text="3. e\n")]
+    merged = merge_streams(outputs)
+    assert [(o.name, o.text) for o in merged] == [("stdout", "1. L\n2. f\n"), ("stderr", "warn\n"),
+                                                  ("stdout", "3. e\n")]

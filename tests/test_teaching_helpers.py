@@ -70,3 +70,21 @@ def test_drawing_has_one_box_per_node_with_data_and_grad():
     assert "a\ndata = 2\ngrad = 4" in texts
     assert "L  (*)\ndata = -20\ngrad = 1" in texts
     assert len(figure.axes[0].patches) == 7
+
+
+def test_assignment_keeps_one_contribution_of_an_input_used_twice():
+    """With `=`, x + x leaves x.grad = 1 (the second write), not the 2 that `+=` gives."""
+    for make, assigned, added in ((lambda x: x + x, 1.0, 2.0), (lambda x: x * x, 3.0, 6.0),
+                                  (lambda x: x - x, -1.0, 0.0)):
+        x = Value(3.0, label="x")
+        y = make(x)
+        reverse_walk(y, accumulate=False)
+        assert x.grad == assigned
+        x2 = Value(3.0, label="x")
+        reverse_walk(make(x2))
+        assert x2.grad == added
+
+
+def test_the_engine_order_is_creation_order():
+    g = diamond()
+    assert [n.label for n in reversed(g["L"].topological_order())] == ["L", "f", "e", "ab", "c", "b", "a"]
