@@ -5,14 +5,48 @@ from matplotlib.patches import FancyBboxPatch
 from .trace import name
 
 COLUMN = 2.4  # horizontal distance between layers of the graph
+SYMBOL = {"*": "·", "-": "−"}  # the operations as the notebooks' prose writes them
+LEAF, OPERATION = "#dbe9f6", "#fde9c9"
 
 
 def layers(root):
-    """Each node's column: 0 for leaves, else one more than its deepest input."""
-    column = {}
-    for node in root.topological_order():
-        column[id(node)] = 1 + max((column[id(p)] for p in node._prev), default=-1)
-    return column
+    """Each node's column: leaves at 0, every other node as close to `root` as it
+    can be (its distance from the root, counted from the right), so that two
+    nodes feeding the same node stand side by side and no edge skips a column
+    of operations."""
+    order = root.topological_order()
+    distance = {id(root): 0}
+    for node in reversed(order):
+        for input_ in node._prev:
+            distance[id(input_)] = max(distance.get(id(input_), 0), distance[id(node)] + 1)
+    deepest = max(distance.values())
+    return {id(n): (deepest - distance[id(n)]) if n._prev else 0 for n in order}
+
+
+def heights(root, column):
+    """Each node's height: leaves evenly spaced, ordered by where they are first
+    used (a leaf used twice between the others); every other node at the mean
+    height of its inputs, then spread so that boxes in a column never touch."""
+    order = root.topological_order()
+    rank = {id(n): i for i, n in enumerate(order)}
+    users = {}
+    for node in order:
+        for input_ in node._prev:
+            users.setdefault(id(input_), []).append(rank[id(node)])
+    leaves = sorted((n for n in order if not n._prev),
+                    key=lambda n: (min(users.get(id(n), [0])), len(users.get(id(n), []))))
+    y = {id(n): float(len(leaves) - 1 - i) for i, n in enumerate(leaves)}
+    for c in range(1, max(column.values()) + 1):
+        nodes = [n for n in order if column[id(n)] == c]
+        for n in nodes:
+            y[id(n)] = sum(y[id(x)] for x in n._prev) / len(n._prev)
+        nodes.sort(key=lambda n: -y[id(n)])
+        for upper, lower in zip(nodes, nodes[1:]):
+            gap = y[id(upper)] - y[id(lower)]
+            if gap < 1:  # push the pair apart around its middle
+                middle = (y[id(upper)] + y[id(lower)]) / 2
+                y[id(upper)], y[id(lower)] = middle + 0.5, middle - 0.5
+    return y
 
 
 def draw_graph(root, title="", show_grad=True, ax=None):
@@ -23,37 +57,35 @@ def draw_graph(root, title="", show_grad=True, ax=None):
     """
     order = root.topological_order()
     column = layers(root)
-    rows = {}
-    position = {}
-    for node in order:
-        c = column[id(node)]
-        position[id(node)] = (c, rows.get(c, 0))
-        rows[c] = rows.get(c, 0) + 1
-    tallest = max(rows.values())
+    y = heights(root, column)
+    xy = {id(n): (column[id(n)] * COLUMN, y[id(n)]) for n in order}
+    low, high = min(y.values()), max(y.values())
     if ax is None:
-        width = COLUMN * (max(rows) + 1)
-        _, ax = plt.subplots(figsize=(width, 1.5 * tallest + 0.8))
-    xy = {}
-    for key, (c, r) in position.items():
-        # centre each column vertically
-        xy[key] = (c * COLUMN, (tallest - 1) / 2 - r + (rows[c] - 1) / 2)
+        _, ax = plt.subplots(figsize=(COLUMN * (max(column.values()) + 1) * 0.95, 1.2 * (high - low) + 1.6))
     for node in order:
-        x, y = xy[id(node)]
+        x, y_ = xy[id(node)]
         for input_ in node._prev:
             px, py = xy[id(input_)]
-            ax.annotate("", xy=(x - 0.75, y), xytext=(px + 0.75, py),
+            ax.annotate("", xy=(x - 0.75, y_), xytext=(px + 0.75, py),
                         arrowprops=dict(arrowstyle="->", color="0.4"))
-        text = name(node) + (f"  ({node._op})" if node._op else "")
+        op = SYMBOL.get(node._op, node._op)
+        text = name(node) + (f"  ({op})" if op else "")
         text += f"\ndata = {node.data:g}"
         if show_grad:
             text += f"\ngrad = {node.grad:g}"
-        colour = "#dbe9f6" if not node._prev else "#fde9c9"
-        ax.add_patch(FancyBboxPatch((x - 0.75, y - 0.38), 1.5, 0.76,
-                                    boxstyle="round,pad=0.04", fc=colour, ec="0.3"))
-        ax.text(x, y, text, ha="center", va="center", fontsize=9, family="monospace")
-    ax.set_xlim(-1, COLUMN * max(rows) + 1)
-    ax.set_ylim(-0.7, tallest - 0.3)
+        ax.add_patch(FancyBboxPatch((x - 0.75, y_ - 0.38), 1.5, 0.76, boxstyle="round,pad=0.04",
+                                    fc=OPERATION if node._prev else LEAF, ec="0.3"))
+        ax.text(x, y_, text, ha="center", va="center", fontsize=9, family="monospace")
+    ax.set_xlim(-0.9, COLUMN * max(column.values()) + 0.9)
+    ax.set_ylim(low - 0.55, high + 0.55)
     ax.axis("off")
     if title:
         ax.set_title(title)
     return ax.figure
+
+
+def legend(ax, leaf, operation):
+    """Name the two box colours (the words come from the notebook, in its language)."""
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(fc=LEAF, ec="0.3", label=leaf), Patch(fc=OPERATION, ec="0.3", label=operation)],
+              loc="lower right", fontsize=8, frameon=False)

@@ -68,7 +68,7 @@ def test_drawing_has_one_box_per_node_with_data_and_grad():
     assert len(texts) == 7
     assert len(arrows) == 8  # a->ab, b->ab, ab->e, c->e, a->f, c->f, e->L, f->L
     assert "a\ndata = 2\ngrad = 4" in texts
-    assert "L  (*)\ndata = -20\ngrad = 1" in texts
+    assert "L  (·)\ndata = -20\ngrad = 1" in texts
     assert len(figure.axes[0].patches) == 7
 
 
@@ -88,3 +88,21 @@ def test_assignment_keeps_one_contribution_of_an_input_used_twice():
 def test_the_engine_order_is_creation_order():
     g = diamond()
     assert [n.label for n in reversed(g["L"].topological_order())] == ["L", "f", "e", "ab", "c", "b", "a"]
+
+
+def test_no_edge_of_the_diamond_crosses_a_box():
+    from minigrad.draw import COLUMN, heights, layers
+    g = diamond()
+    column = layers(g["L"])
+    y = heights(g["L"], column)
+    boxes = {n: (column[id(v)] * COLUMN, y[id(v)]) for n, v in g.items()}
+    for name, node in g.items():
+        for input_ in node._prev:
+            (x0, y0), (x1, y1) = boxes[input_.label], boxes[name]
+            x0, x1 = x0 + 0.75, x1 - 0.75
+            for other, (bx, by) in boxes.items():
+                if other in (name, input_.label):
+                    continue
+                for t in [k / 200 for k in range(201)]:
+                    px, py = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+                    assert not (abs(px - bx) < 0.75 and abs(py - by) < 0.42), (input_.label, name, other)
