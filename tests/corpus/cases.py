@@ -375,7 +375,7 @@ CASES = {
     "=HYPERLINK(1)": (answers({ANSWERS: CONTROL_CHARACTERS}), 10, {"theory03-forward": "ValueError"}),
     "slow_and_dying": (slow_and_dying, 0, {"theory03-forward": "grading time"}),
     "display_updates": (with_cell(DISPLAY_UPDATES), 12, {}),
-    "out_of_range": (hard_coded_plus(OUT_OF_RANGE), 0, {"theory03-forward": "tampered"}),
+    "out_of_range": (with_cell(OUT_OF_RANGE), 0, {"theory03-forward": "tampered"}),
     "replayed": (replayed, 12, {}),
     "write_outside": (with_cell(WRITE_OUTSIDE), 12, {}),
     "network": (with_cell(NETWORK), 12, {}),
