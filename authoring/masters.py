@@ -10,6 +10,8 @@ What an author writes in a master:
   each). `__LANG__` becomes "en" or "es".
 - `nbgrader="solution"` / `"tests"` / `"readonly"` on the fence, with `grade_id="unit-name"`
   (and `points=N` for tests): the nbgrader role of the cell.
+- `nbgrader="answer" grade_id="unit-name" points=N` on a `<!-- #region -->`: a manually
+  graded written answer (its text is the model answer; students get an answer stub).
 """
 import io
 import re
@@ -28,6 +30,8 @@ ROLES = {
     "solution": dict(solution=True, grade=False, locked=False),
     "tests": dict(solution=False, grade=True, locked=True),
     "readonly": dict(solution=False, grade=False, locked=True),
+    # a manually graded answer (a markdown region): nbgrader's "solution + grade" cell
+    "answer": dict(solution=True, grade=True, locked=False),
 }
 
 
@@ -63,7 +67,9 @@ def for_language(master, lang, unit):
             if not grade_id:
                 raise ValueError(f"{unit}: cell {number} ({role}) needs a grade_id")
             new.metadata["nbgrader"] = dict(ROLES[role], grade_id=grade_id, schema_version=3, task=False)
-            if role == "tests":
+            if role == "answer" and cell.cell_type != "markdown":
+                raise ValueError(f"{unit}: cell {number}: nbgrader=\"answer\" is for markdown regions")
+            if role in ("tests", "answer"):
                 new.metadata["nbgrader"]["points"] = points
         if meta:
             raise ValueError(f"{unit}: cell {number} has unknown metadata {sorted(meta)}")

@@ -97,6 +97,50 @@ MESSAGES = {
         "en": "# (hidden tests: their results are shown below)",
         "es": "# (tests ocultos: sus resultados aparecen abajo)",
     },
+    "lab01_no_autograd": {
+        "en": "the gradients must come from your formulas, without autograd: your function was "
+              "called under torch.no_grad() on tensors that do not require grad ({detail})",
+        "es": "los gradientes deben salir de tus fórmulas, sin autograd: tu función se llamó "
+              "dentro de torch.no_grad() con tensores que no requieren gradiente ({detail})",
+    },
+    "lab01_three_arrays": {
+        "en": "expected three tensors (dx, dW, db)",
+        "es": "se esperaban tres tensores (dx, dW, db)",
+    },
+    "lab01_shape": {
+        "en": "{name} has shape {got}, expected {want}",
+        "es": "{name} tiene forma {got}, se esperaba {want}",
+    },
+    "lab01_dtype": {
+        "en": "{name} came back as {got}, expected {want} (the inputs' dtype)",
+        "es": "{name} volvió en {got}, se esperaba {want} (el dtype de las entradas)",
+    },
+    "lab01_not_finite": {
+        "en": "{name} contains inf or NaN",
+        "es": "{name} contiene inf o NaN",
+    },
+    "lab01_wrong": {
+        "en": "{name} is off by {error:.2e} (max|G - R| / rms(R)), expected at most {tol:g}",
+        "es": "{name} se desvía {error:.2e} (max|G - R| / rms(R)), se esperaba como mucho {tol:g}",
+    },
+    "lab01_runs": {
+        "en": "expected the gradients of {n} runs",
+        "es": "se esperaban los gradientes de {n} ejecuciones",
+    },
+    "lab01_fp32_over": {
+        "en": "run {run}: {name} differs from autograd by {error:.2e}, expected below {threshold:g}",
+        "es": "ejecución {run}: {name} difiere de autograd en {error:.2e}, se esperaba menos de {threshold:g}",
+    },
+    "lab01_fp16_under": {
+        "en": "no fp16 gradient is above {threshold:g} from the float64 reference ({errors}): "
+              "were they computed at fp16?",
+        "es": "ningún gradiente fp16 supera {threshold:g} respecto a la referencia float64 ({errors}): "
+              "¿se calcularon en fp16?",
+    },
+    "lab01_walk": {
+        "en": "the walk gave {got}, expected {want}",
+        "es": "el recorrido dio {got}, se esperaba {want}",
+    },
 }
 
 

@@ -15,6 +15,9 @@ from grader.nbgrader_ext import (
 def configure(c):
     _clean_terminal()
     c.CourseDirectory.course_id = "autograd-by-hand"
+    # what a notebook writes next to itself when run (lab 01's report) is not handed out
+    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
+                                "REPORT.md", "errors.csv", "manifest.json"]
     # nbgrader's own list, with the stubs in the notebook's language
     c.GenerateAssignment.preprocessors = [
         IncludeHeaderFooter, InstantiateTests, LockCells, LocalizedClearSolutions, ClearOutput,
