@@ -98,9 +98,9 @@ MESSAGES = {
         "es": "# (tests ocultos: sus resultados aparecen abajo)",
     },
     "lab01_no_autograd": {
-        "en": "the gradients must come from your formulas, without autograd: your function was "
+        "en": "expected gradients computed by your formulas, without autograd: your function was "
               "called under torch.no_grad() on tensors that do not require grad ({detail})",
-        "es": "los gradientes deben salir de tus fórmulas, sin autograd: tu función se llamó "
+        "es": "se esperaban gradientes calculados con tus fórmulas, sin autograd: tu función se llamó "
               "dentro de torch.no_grad() con tensores que no requieren gradiente ({detail})",
     },
     "lab01_three_arrays": {
