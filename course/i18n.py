@@ -107,6 +107,10 @@ MESSAGES = {
         "en": "expected three tensors (dx, dW, db)",
         "es": "se esperaban tres tensores (dx, dW, db)",
     },
+    "lab01_arrays": {
+        "en": "expected {n} tensors ({names})",
+        "es": "se esperaban {n} tensores ({names})",
+    },
     "lab01_shape": {
         "en": "{name} has shape {got}, expected {want}",
         "es": "{name} tiene forma {got}, se esperaba {want}",

@@ -5,6 +5,7 @@ from nbgrader.preprocessors import (
     ComputeChecksums, DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests,
     LimitOutput, LockCells, OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 
+from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
 from grader.inert import MakeInert, TerminalSafe
 from grader.sandbox import announce_defences
@@ -31,7 +32,7 @@ def configure(c):
         CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
         GradingExecute, MakeInert, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-        AssignLatePenalties, CheckCellMetadata]
+        SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     c.Autograde.pre_convert_hook = announce_defences
     # limits, each also settable in nbgrader_config.py after configure(c)

@@ -5,6 +5,7 @@ import pytest
 
 from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
 from authoring.build import ROOT, nbgrader
+from grader.checks import find_check
 
 ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
 
@@ -64,8 +65,10 @@ def test_autograde_solution_release_and_hard_coded(course, assignment):
     course.submit("memoriser", assignment, fill(course.release(assignment), HARD_CODED[unit]))
     result = course.autograde(assignment)
     assert result.returncode == 0, result.stderr[-3000:]
-    total = sum(c.metadata["nbgrader"]["points"] for c in graded_cells(course.release(assignment)).values())
-    assert course.score(assignment, "solver") == total
+    cells = graded_cells(course.release(assignment))
+    total = sum(c.metadata["nbgrader"]["points"] for c in cells.values())
+    bonus = sum(find_check(grade_id).bonus for grade_id in cells)  # extra credit (grader/bonus.py)
+    assert course.score(assignment, "solver") == total + bonus
     assert course.score(assignment, "blank") == 0
     assert course.score(assignment, "memoriser") == 0
     # the memoriser passes every visible test; the verdict names a random input

@@ -45,12 +45,17 @@ numpy.isfinite = lambda *a: numpy.array(True)
 torch.Tensor.__lt__ = lambda self, other: torch.tensor(True)
 '''
 THEFT = '''
-for module in ("grader.checks.lab01", "grader.checks", "grader"):
+for module in ("grader.checks.lab01", "grader.checks"):
     try:
         __import__(module)
         print("THEFT FOUND", module)
     except ImportError:
         print("THEFT references: nothing in", module)
+try:
+    import grader
+    print("THEFT note: `import grader` gives", getattr(grader, "__path__", None), getattr(grader, "__file__", None))
+except ImportError:
+    pass
 '''
 
 
@@ -82,8 +87,9 @@ def graded(grader):
     yield course, result
 
 
-SCORES = {"honest": 9, "blank": 0, "autograd": 2, "forger": 0, "patches": 0, "dying": 4,
-          "flood": 9, "theft": 9}
+# 9 points, plus 3 of extra credit for the bonus exercises
+SCORES = {"honest": 12, "blank": 0, "autograd": 5, "forger": 0, "patches": 0, "dying": 7,
+          "flood": 12, "theft": 12}
 
 
 @pytest.mark.parametrize("name", SCORES)

@@ -182,3 +182,47 @@ def test_cells_without_a_declared_size_keep_the_cap():
     big = message({EVIDENCE_MIME: "x" * 1_200_000, "text/plain": "summary"})
     ex.process_message(big, cell, 0)
     assert not [o for o in cell.outputs if EVIDENCE_MIME in o.get("data", {})]
+
+
+# ---- bonus exercises ----
+
+def two_layer(x, W1, b1, W2, b2, target):
+    h = F.linear(x, W1, b1)
+    d2 = F.linear(h, W2, b2) - target
+    d1 = d2 @ W2
+    return d1 @ W1, d1.T @ x, d1.sum(0), d2.T @ h, d2.sum(0)
+
+
+class ByHand(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, W, b):
+        ctx.save_for_backward(x, W)
+        return F.linear(x, W, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, W = ctx.saved_tensors
+        return g @ W, g.T @ x, g.sum(0)
+
+
+class ForgotTheBias(ByHand):
+    @staticmethod
+    def backward(ctx, g):
+        x, W = ctx.saved_tensors
+        return g @ W, g.T @ x, 0 * g.sum(0)
+
+
+def test_bonus_checks_pass_right_answers_and_fail_wrong_ones():
+    assert judge("lab01-bonus-twolayer", two_layer).passed
+    assert not judge("lab01-bonus-twolayer", lambda *a: two_layer(*a)[::-1]).passed
+    right = lambda y, t: torch.softmax(y, 1) - F.one_hot(t, y.shape[1]).double()  # noqa: E731
+    assert judge("lab01-bonus-softmax", right).passed
+    assert not judge("lab01-bonus-softmax", lambda y, t: torch.softmax(y, 1)).passed
+    assert judge("lab01-bonus-function", ByHand).passed
+    assert not judge("lab01-bonus-function", ForgotTheBias).passed
+
+
+def test_bonus_cells_are_extra_credit():
+    for grade_id in ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function"):
+        assert find_check(grade_id).bonus == 1 and find_check(grade_id).stated == {"bonus": 1}
+    assert find_check("lab01-fp32").bonus == 0

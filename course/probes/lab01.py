@@ -102,3 +102,71 @@ PROBES = {
     "lab01-fp32": Probe("lab01-fp32", experiment_cases("float32"), call=experiment_call),
     "lab01-fp16": Probe("lab01-fp16", experiment_cases("float16"), call=experiment_call),
 }
+
+
+# ---- bonus exercises (stretch): two layers, softmax + cross-entropy, a hand-written Function ----
+
+def small_shape(rng):
+    return rng.randint(1, 4), rng.randint(1, 12), rng.randint(1, 12), rng.randint(1, 12)
+
+
+def two_layer_cases(rng):
+    return [(rng.randrange(10 ** 6), *small_shape(rng)) for _ in range(4)]
+
+
+def two_layer_inputs(seed, n, d_in, d_hidden, d_out):
+    """x, W1, b1, W2, b2, target in float64 for y2 = linear(linear(x, W1, b1), W2, b2)."""
+    g = torch.Generator().manual_seed(seed)
+    shapes = ((n, d_in), (d_hidden, d_in), (d_hidden,), (d_out, d_hidden), (d_out,), (n, d_out))
+    return [torch.randn(*shape, generator=g, dtype=torch.float64) for shape in shapes]
+
+
+def two_layer_call(objects, case):
+    with torch.no_grad():
+        return list(objects[0](*two_layer_inputs(*case)))
+
+
+def softmax_cases(rng):
+    """Logits over up to 600 classes (the lab's 600 outputs) and one label per row."""
+    cases = []
+    for _ in range(4):
+        n, classes = rng.randint(1, 4), rng.choice([3, 10, 600])
+        cases.append((rng.randrange(10 ** 6), n, classes, [rng.randrange(classes) for _ in range(n)]))
+    return cases
+
+
+def softmax_inputs(seed, n, classes, labels):
+    logits = 3 * torch.randn(n, classes, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return logits, torch.tensor(labels)
+
+
+def softmax_call(objects, case):
+    with torch.no_grad():
+        return objects[0](*softmax_inputs(*case))
+
+
+def function_cases(rng):
+    return [(rng.randrange(10 ** 6), *small_shape(rng)[:3]) for _ in range(4)]
+
+
+def function_inputs(seed, n, d_in, d_out):
+    """x, W, b (requiring grad) and the incoming gradient dL/dy, float64."""
+    g = torch.Generator().manual_seed(seed)
+    x, W, b, grad_y = (torch.randn(*shape, generator=g, dtype=torch.float64)
+                       for shape in ((n, d_in), (d_out, d_in), (d_out,), (n, d_out)))
+    return x, W, b, grad_y
+
+
+def function_call(objects, case):
+    """The student's Function on fresh leaves: its backward gives the three gradients."""
+    x, W, b, grad_y = function_inputs(*case)
+    leaves = [v.clone().requires_grad_(True) for v in (x, W, b)]
+    y = objects[0].apply(*leaves)
+    return [y.detach()] + list(torch.autograd.grad(y, leaves, grad_outputs=grad_y))
+
+
+PROBES.update({
+    "lab01-bonus-twolayer": Probe("lab01-bonus-twolayer", two_layer_cases, call=two_layer_call),
+    "lab01-bonus-softmax": Probe("lab01-bonus-softmax", softmax_cases, call=softmax_call),
+    "lab01-bonus-function": Probe("lab01-bonus-function", function_cases, call=function_call),
+})

@@ -37,7 +37,8 @@ class Check:
     comparison: it returns None when `got` is right, else the reason.
     `evidence_bytes(seed)`, when set, is the size of this cell's honest evidence
     output, when it is more than a cell may print (large arrays): GradingExecute
-    lets that one evidence output through up to it; the rest keeps the cell's cap."""
+    lets that one evidence output through up to it; the rest keeps the cell's cap.
+    `bonus`: points of extra credit this cell gives when it passes (its `points` are 0)."""
     probe: Probe
     reference: Callable
     describe: Callable
@@ -46,6 +47,7 @@ class Check:
     stated: dict = field(default_factory=dict)
     compare: Optional[Callable] = None
     evidence_bytes: Optional[Callable] = None
+    bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/bonus.py)
 
     @property
     def grade_id(self):

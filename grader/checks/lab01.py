@@ -11,8 +11,8 @@ import numpy as np
 import torch
 
 from course.i18n import say
-from course.probes.lab01 import (DTYPES, PROBES, SHAPE, RUNS, build_graph, experiment_inputs,
-                                 make_inputs)
+from course.probes.lab01 import (PROBES, RUNS, SHAPE, build_graph, experiment_inputs, function_inputs,
+                                 make_inputs, softmax_inputs, two_layer_inputs)
 from grader.checks import Check, Verdict
 
 NAMES = ("dx", "dW", "db")
@@ -180,3 +180,60 @@ CHECKS = {
     "lab01-fp32": experiment_check("float32", autograd32, compare_fp32, 1e-5),
     "lab01-fp16": experiment_check("float16", formulas64, compare_fp16, 1e-3),
 }
+
+
+# ---- bonus exercises: extra credit, the cells are worth 0 points (see grader/bonus.py) ----
+
+def two_layer_reference(case):
+    x, W1, b1, W2, b2, target = (v.double() for v in two_layer_inputs(*case))
+    h = x @ W1.T + b1
+    dy2 = h @ W2.T + b2 - target
+    dh = dy2 @ W2
+    return [dh @ W1, dh.T @ x, dh.sum(0), dy2.T @ h, dy2.sum(0)]
+
+
+def softmax_reference(case):
+    logits, labels = softmax_inputs(*case)
+    return torch.softmax(logits, dim=1) - torch.nn.functional.one_hot(labels, logits.shape[1]).double()
+
+
+def function_reference(case):
+    x, W, b, grad_y = function_inputs(*case)
+    return [x @ W.T + b, grad_y @ W, grad_y.T @ x, grad_y.sum(0)]
+
+
+def compare_arrays(names, tol=1e-9):
+    """Arrays of the reference's shapes, each within `tol` (rms-relative) in float64."""
+    def compare(got, want, case, lang, stated):
+        want = [w.numpy() for w in (want if isinstance(want, list) else [want])]
+        got = got if isinstance(got, list) else [got]
+        if len(got) != len(want) or not all(isinstance(g, np.ndarray) for g in got):
+            return say("lab01_arrays", lang, n=len(want), names=", ".join(names))
+        for name, g, w in zip(names, got, want):
+            if tuple(g.shape) != tuple(w.shape):
+                return say("lab01_shape", lang, name=name, got=tuple(g.shape), want=tuple(w.shape))
+            e = error(g, w)
+            if not e <= tol:
+                return say("lab01_wrong", lang, name=name, error=e, tol=tol)
+        return None
+    return compare
+
+
+def bonus_check(grade_id, reference, describe, names):
+    return FormulaCheck(PROBES[grade_id], reference=reference, describe=describe,
+                        compare=compare_arrays(names), stated={"bonus": 1}, bonus=1)
+
+
+CHECKS.update({
+    "lab01-bonus-twolayer": bonus_check(
+        "lab01-bonus-twolayer", two_layer_reference,
+        lambda case: f"two_layer_grads on x {case[1]}×{case[2]}, hidden {case[3]}, out {case[4]}",
+        ("dx", "dW1", "db1", "dW2", "db2")),
+    "lab01-bonus-softmax": bonus_check(
+        "lab01-bonus-softmax", softmax_reference,
+        lambda case: f"cross_entropy_grad on {case[1]}×{case[2]} logits", ("dL/dy",)),
+    "lab01-bonus-function": bonus_check(
+        "lab01-bonus-function", function_reference,
+        lambda case: f"LinearByHand on x {case[1]}×{case[2]}, W {case[3]}×{case[2]}",
+        ("y", "dx", "dW", "db")),
+})
