@@ -81,3 +81,24 @@ def test_executed_notebooks_have_no_errors_or_stderr(path):
         for output in cell.get("outputs", []):
             assert output.output_type != "error", (path, cell.source[:80])
             assert output.get("name") != "stderr", (path, cell.source[:80], output.get("text"))
+
+
+def test_manually_graded_answer_region(tmp_path):
+    path = tmp_path / "answer.md"
+    path.write_text('```python nbgrader="answer" grade_id="u-x" points=1\nx = 1\n```\n')
+    with pytest.raises(ValueError, match="for markdown regions"):
+        for_language(read_master(path), "en", "u")
+    path.write_text('<!-- #region lang="en" nbgrader="answer" grade_id="u-why" points=2 -->\nBecause.\n'
+                    '<!-- #endregion -->\n')
+    cell = for_language(read_master(path), "en", "u").cells[0]
+    assert cell.cell_type == "markdown" and cell.source == "Because."
+    assert cell.metadata["nbgrader"] == dict(solution=True, grade=True, locked=False, grade_id="u-why",
+                                             points=2, schema_version=3, task=False)
+
+
+def test_manual_answers_stay_out_of_release_in_the_notebook_language():
+    for lang, stub in (("en", "YOUR ANSWER HERE"), ("es", "ESCRIBE AQUÍ TU RESPUESTA")):
+        nb = nbformat.read(ROOT / "release" / f"lab01-{lang}" / "lab01.ipynb", 4)
+        answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-interpretation"]
+        assert len(answers) == 1 and answers[0].source.strip() == stub
+        assert sorted(p.name for p in (ROOT / "release" / f"lab01-{lang}").iterdir()) == ["lab01.ipynb"]
