@@ -17,10 +17,11 @@ from grader.checks import Check, Verdict
 
 NAMES = ("dx", "dW", "db")
 # Tolerances of the formula check, per input dtype. fp16's unit roundoff is 2**-11 ≈ 4.9e-4
-# and the worst of a few thousand entries is a few rms away from zero: 3e-2 leaves room
-# for that while a wrong formula (errors of order 1) fails.
-FORMULA_TOL = {"float64": 1e-10, "float32": 1e-4, "float16": 3e-2}
-FP16_SANE = 3e-2  # above this, fp16 "gradients" are not the formulas
+# and the worst of a few thousand entries is a few rms in size: measured on 50 seeds, honest
+# fp16 gradients of linear(64, 600) are off by at most 1.1e-2 (a forward written x @ W.T + b),
+# so 5e-2 leaves 4.5x while a wrong formula (the missing ½: about 3; a wrong sign: about 7) fails.
+FORMULA_TOL = {"float64": 1e-10, "float32": 1e-4, "float16": 5e-2}
+FP16_SANE = 5e-2  # above this, fp16 "gradients" are not the formulas
 
 
 def error(got, reference):
