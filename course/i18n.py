@@ -97,6 +97,22 @@ MESSAGES = {
         "en": "# (hidden tests: their results are shown below)",
         "es": "# (tests ocultos: sus resultados aparecen abajo)",
     },
+    "start_done": {
+        "en": "Your copy is in {folder}: work there. Nothing the course does touches it.",
+        "es": "Tu copia está en {folder}: trabaja ahí. Nada de lo que haga el curso la modifica.",
+    },
+    "start_exists": {
+        "en": "{folder} already exists and holds your work: it was not touched. Open it with "
+              "`python -m course lab en`. To start over, rename or delete that folder first.",
+        "es": "{folder} ya existe y contiene tu trabajo: no se ha tocado. Ábrelo con "
+              "`python -m course lab es`. Para empezar de cero, renombra o borra antes esa carpeta.",
+    },
+    "start_unknown": {
+        "en": "there is no assignment {assignment} in release/ (run this in the course folder); "
+              "assignments: {known}",
+        "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
+              "tareas: {known}",
+    },
 }
 
 
