@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from course.breakit import sub_sign_bug
+from grader.checks.lab03 import CHECKS
 from grader.gradcheck import gradcheck
 from minigrad import Value
 
@@ -76,3 +77,92 @@ def test_reference_is_typed_and_linted(tool):
     result = subprocess.run([executable, *tool[1:], REFERENCE], check=False, cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- the hidden checks, judged directly on gradcheck variants (no notebook yet) ----
+
+
+SOLUTION = '''
+def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
+              atol: float = 1e-4, rtol: float = 1e-3) -> bool:
+    numerical = []
+    for x in inputs:
+        saved = x.data
+        x.data = saved + eps
+        f_plus = f(*inputs).data
+        x.data = saved - eps
+        f_minus = f(*inputs).data
+        x.data = RESTORE
+        numerical.append((f_plus - f_minus) / (2 * eps))
+    out = f(*inputs)
+    if ZERO:
+        for x in inputs:
+            x.grad = 0.0
+        out.zero_grad()
+    out.backward()
+    for i, (x, num) in enumerate(zip(inputs, numerical)):
+        diff = abs(num - x.grad)
+        if not COMPARISON:
+            raise AssertionError(MESSAGE)
+    return True
+'''
+RIGHT = {"RESTORE": "saved", "ZERO": "True", "COMPARISON": "diff <= atol + rtol * abs(num)",
+         "MESSAGE": 'f"gradcheck FAILED at input index {i}:\\n  numerical = {num:.6f}"'}
+
+
+def variant(**changes):
+    from collections.abc import Callable
+    namespace = {"Callable": Callable, "Value": Value}
+    exec(_fill({**RIGHT, **changes}), namespace)  # noqa: S102 (builds the variants under test)
+    return namespace["gradcheck"]
+
+
+def _fill(fields):
+    text = SOLUTION
+    for key, value in fields.items():
+        text = text.replace(key, value)
+    return text
+
+
+def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    return True
+
+
+def always_raises(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    raise AssertionError("gradcheck FAILED at input index 0")
+
+
+def judge(fn, lang="en", seed=7):
+    check = CHECKS["lab03-gradcheck"]
+    return check.judge(seed, check.probe.gather(seed, [fn]), lang)
+
+
+def test_solution_passes_the_hidden_cases_in_both_languages():
+    spanish = variant(MESSAGE='f"gradcheck FALLÓ en el input de índice {i}:\\n  numérico = {num:.6f}"')
+    for seed in (1, 2, 3):
+        assert judge(variant(), "en", seed).passed, judge(variant(), "en", seed).summary
+        assert judge(spanish, "es", seed).passed
+        assert judge(gradcheck, "en", seed).passed  # the reference itself
+
+
+@pytest.mark.parametrize("wrong", [
+    always_true, always_raises,
+    variant(RESTORE="x.data"),                                  # hint 1 ignored: no restore
+    variant(ZERO="False"),                                      # hint 2 ignored: stale grads
+    variant(COMPARISON="diff <= rtol * abs(num)"),              # no atol (fails the atol border)
+    variant(COMPARISON="diff <= atol"),                         # no rtol
+    variant(COMPARISON="diff < atol + rtol * abs(num) - 1e-3"),  # too strict
+    variant(MESSAGE='"gradcheck FAILED"'),                      # no index in the message
+], ids=["always-true", "always-raises", "no-restore", "no-zero", "no-atol", "no-rtol", "too-strict",
+        "no-index"])
+def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong):
+    verdict = judge(wrong)
+    assert not verdict.passed
+    assert "expected" in verdict.summary or "restore" in verdict.summary, verdict.summary
+
+
+def test_annotations_are_required():
+    check = CHECKS["lab03-annotations"]
+    assert check.judge(1, check.probe.gather(1, [variant()]), "en").passed
+    verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")
+    assert not verdict.passed and "anotaciones" in verdict.summary
