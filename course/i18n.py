@@ -3,6 +3,14 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
+    "lab03_not_restored": {
+        "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
+        "es": "el .data de los inputs pasó de {before} a {after}: restaura cada input tras perturbarlo",
+    },
+    "lab03_unannotated": {
+        "en": "gradcheck needs type annotations on every parameter and on its return value",
+        "es": "gradcheck necesita anotaciones de tipo en cada parámetro y en su valor de retorno",
+    },
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",
