@@ -15,6 +15,14 @@ MESSAGES = {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",
     },
+    "returned_none": {
+        "en": "{what} returned None (missing return?), expected {want}",
+        "es": "{what} devolvió None (¿falta un return?), se esperaba {want}",
+    },
+    "element_differs": {
+        "en": " (element {index}, counting from 0, is the first that differs)",
+        "es": " (el elemento {index}, contando desde 0, es el primero que difiere)",
+    },
     "raised": {
         "en": "{what} raised {error}",
         "es": "{what} lanzó {error}",
@@ -94,8 +102,8 @@ MESSAGES = {
         "es": "**Celdas calificadas que faltan en esta entrega (0 puntos cada una):** {ids}",
     },
     "code_stub": {
-        "en": "# YOUR CODE HERE\nraise NotImplementedError()",
-        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",
+        "en": "# YOUR CODE HERE\nraise NotImplementedError(\"write your code here\")",
+        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError(\"escribe aquí tu código\")",
     },
     "text_stub": {
         "en": "YOUR ANSWER HERE",

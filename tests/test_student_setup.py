@@ -69,3 +69,31 @@ def test_student_mode_hides_instructor_tools_and_speaks_spanish(clone):
     assert json.loads(locale.read_text()) == {"locale": "es_ES"}
     assert env["JUPYTER_CONFIG_DIR"].endswith("my-work/.jupyter/config")
     assert f"--ServerApp.root_dir={clone / 'my-work'}" in arguments
+
+
+def run_release(assignment, answers):
+    """The student's notebook run top to bottom, errors kept, with `answers` filled in."""
+    from nbclient import NotebookClient
+    from conftest import fill
+    nb = fill(nbformat.read(ROOT / "release" / assignment / "theory03.ipynb", 4), answers)
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
+
+
+def errors(cell):
+    return [o for o in cell.outputs if o.output_type == "error"]
+
+
+def test_visible_failures_are_one_short_line_in_the_students_language():
+    cells = run_release("theory03-es", {
+        "theory03-gradients-answer": "def gradients(a, b, c):\n    a * b",
+        "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n    return (-6, -4, -12)"})
+    stub, = errors(cells["theory03-forward"])
+    assert stub.evalue == "escribe aquí tu código"
+    none, = errors(cells["theory03-gradients"])
+    assert none.traceback == [f"AssertionError: {none.evalue}"]
+    assert "devolvió None (¿falta un return?)" in none.evalue
+    wrong, = errors(cells["theory03-walk"])
+    assert wrong.traceback == [f"AssertionError: {wrong.evalue}"]  # no frames of course/student.py
+    assert "el elemento 0, contando desde 0, es el primero que difiere" in wrong.evalue
+    assert "returned" not in wrong.evalue and "expected" not in wrong.evalue
