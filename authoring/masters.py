@@ -43,7 +43,8 @@ def for_language(master, lang, unit):
     """The nbgrader source notebook of `master` in `lang`."""
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        # as JupyterLab writes it, so opening a notebook does not mark it unsaved
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
         "course": {"unit": unit, "lang": lang},
     }

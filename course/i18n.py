@@ -3,9 +3,25 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
+    "lab03_not_restored": {
+        "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
+        "es": "el .data de los inputs pasó de {before} a {after}: restaura cada input tras perturbarlo",
+    },
+    "lab03_unannotated": {
+        "en": "gradcheck needs type annotations on every parameter and on its return value",
+        "es": "gradcheck necesita anotaciones de tipo en cada parámetro y en su valor de retorno",
+    },
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",
+    },
+    "returned_none": {
+        "en": "{what} returned None (missing return?), expected {want}",
+        "es": "{what} devolvió None (¿falta un return?), se esperaba {want}",
+    },
+    "element_differs": {
+        "en": " (element {index}, counting from 0, is the first that differs)",
+        "es": " (el elemento {index}, contando desde 0, es el primero que difiere)",
     },
     "raised": {
         "en": "{what} raised {error}",
@@ -86,8 +102,8 @@ MESSAGES = {
         "es": "**Celdas calificadas que faltan en esta entrega (0 puntos cada una):** {ids}",
     },
     "code_stub": {
-        "en": "# YOUR CODE HERE\nraise NotImplementedError()",
-        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",
+        "en": "# YOUR CODE HERE\nraise NotImplementedError(\"write your code here\")",
+        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError(\"escribe aquí tu código\")",
     },
     "text_stub": {
         "en": "YOUR ANSWER HERE",
@@ -144,6 +160,22 @@ MESSAGES = {
     "lab01_walk": {
         "en": "the walk gave {got}, expected {want}",
         "es": "el recorrido dio {got}, se esperaba {want}",
+    },
+    "start_done": {
+        "en": "Your copy is in {folder}: work there. Nothing the course does touches it.",
+        "es": "Tu copia está en {folder}: trabaja ahí. Nada de lo que haga el curso la modifica.",
+    },
+    "start_exists": {
+        "en": "{folder} already exists and holds your work: it was not touched. Open it with "
+              "`python -m course lab en`. To start over, rename or delete that folder first.",
+        "es": "{folder} ya existe y contiene tu trabajo: no se ha tocado. Ábrelo con "
+              "`python -m course lab es`. Para empezar de cero, renombra o borra antes esa carpeta.",
+    },
+    "start_unknown": {
+        "en": "there is no assignment {assignment} in release/ (run this in the course folder); "
+              "assignments: {known}",
+        "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
+              "tareas: {known}",
     },
 }
 

@@ -24,15 +24,30 @@ def language(lang):
     _state["lang"] = lang
 
 
+class TestFailed(AssertionError):
+    """A visible test that failed. IPython shows it as its one-line message, with no
+    frames of this module: the student needs the message, not the course's insides."""
+
+    def _render_traceback_(self):
+        return [f"AssertionError: {self}"]
+
+
 def expect_close(got, want, what, tol=1e-9):
     """Assert that `got` equals `want` (a number or tuple of numbers) within `tol`."""
     lang = _state["lang"]
+    if got is None:
+        raise TestFailed(say("returned_none", lang, what=what, want=plain(want)))
     try:
         got_plain = plain(got)
     except TypeError:
-        raise AssertionError(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
-    if not close(got_plain, plain(want), tol, tol):
-        raise AssertionError(say("returned", lang, what=what, got=got_plain, want=plain(want)))
+        raise TestFailed(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
+    want_plain = plain(want)
+    if not close(got_plain, want_plain, tol, tol):
+        message = say("returned", lang, what=what, got=got_plain, want=want_plain)
+        if isinstance(got_plain, list) and isinstance(want_plain, list) and len(got_plain) == len(want_plain):
+            index = next(i for i, (g, w) in enumerate(zip(got_plain, want_plain)) if not close(g, w, tol, tol))
+            message += say("element_differs", lang, index=index)
+        raise TestFailed(message)
 
 
 def probe(grade_id, *student_objects, **stated):
