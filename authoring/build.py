@@ -1,8 +1,15 @@
 """Build the course: bilingual masters -> per-language nbgrader source -> release.
 
-    python -m authoring build   # write source/ (executed, outputs stored) and release/
-    python -m authoring check   # fail if source/ or release/ is stale, or EN and ES differ
+    python -m authoring build           # write source/ (executed, outputs stored) and release/
+    python -m authoring build --force   # the same, even over notebooks a person edited
+    python -m authoring check           # fail if source/ or release/ is stale, or EN and ES differ
+
+Every notebook the build writes carries a digest of its cells. A notebook whose
+cells no longer match it was edited by a person (a student working in release/,
+an author editing source/ instead of the master), and the build refuses to
+overwrite it, or a folder holding files it did not make.
 """
+import hashlib
 import json
 import os
 import shutil
@@ -75,16 +82,77 @@ def generate_release(assignment_id, root):
     nbgrader("generate_assignment", assignment_id, "--force", "--log-level=WARN", root=root)
 
 
-def build(root=ROOT, run=True):
+def drop_large_evidence(nb, limit=1_000_000):
+    """Keep only the one-line summary of evidence outputs over `limit` bytes (lab 01's
+    20-run gradients are megabytes): evidence matters only when grading, and those
+    cells carry NBVAL_IGNORE_OUTPUT so nbval does not compare them."""
+    from course.student import EVIDENCE_MIME
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if len(data.get(EVIDENCE_MIME, "")) > limit:
+                if "NBVAL_IGNORE_OUTPUT" not in cell.source:
+                    raise SystemExit(f"a cell with large evidence needs NBVAL_IGNORE_OUTPUT: {cell.source[:80]}")
+                del data[EVIDENCE_MIME]
+    return nb
+
+
+def build(root=ROOT, run=True, force=False):
+    if not force:
+        edited = edited_files(root)
+        if edited:
+            raise SystemExit("not overwritten, these were edited after the last build:\n  "
+                             + "\n  ".join(edited) + "\n" + EDITED_HELP)
     for unit in units(root):
         for lang, nb in language_versions(unit, root).items():
             folder = root / "source" / assignment(unit, lang)
             folder.mkdir(parents=True, exist_ok=True)
             if run:
                 print(f"executing {folder.name}/{unit}.ipynb", flush=True)
-                execute(nb, folder)
-            nbformat.write(nb, folder / f"{unit}.ipynb")
+                drop_large_evidence(execute(nb, folder))
+            write_signed(nb, folder / f"{unit}.ipynb")
             generate_release(assignment(unit, lang), root)
+            release = root / "release" / assignment(unit, lang) / f"{unit}.ipynb"
+            write_signed(nbformat.read(release, 4), release)
+
+
+EDITED_HELP = ("Students: your work belongs in my-work/ (`python -m course start ASSIGNMENT`); "
+               "move it there first. Authors: edit notebooks/<unit>.md, not the generated "
+               "notebooks. `python -m authoring build --force` overwrites them anyway.")
+
+
+def cells_digest(nb):
+    """A digest of what a person edits in a notebook: its cells' kinds and sources."""
+    # a notebook file may store a source as a list of lines
+    cells = [[cell["cell_type"], "".join(cell["source"])] for cell in nb["cells"]]
+    return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode()).hexdigest()
+
+
+def write_signed(nb, path):
+    nb.metadata.setdefault("course", {})["digest"] = cells_digest(nb)
+    nbformat.write(nb, path)
+
+
+def edited_files(root=ROOT):
+    """Files under source/ and release/ that the build would overwrite but did not write
+    as they are: notebooks whose cells changed, files a person added to release/."""
+    edited = []
+    for path in sorted(root.glob("source/*/*.ipynb")) + sorted(root.glob("release/*/*.ipynb")):
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            intact = nb["metadata"]["course"]["digest"] == cells_digest(nb)
+        except (ValueError, KeyError, TypeError):
+            intact = False
+        if not intact:
+            edited.append(str(path.relative_to(root)))
+    for folder in sorted(root.glob("release/*")):
+        source = root / "source" / folder.name
+        made = {p.relative_to(source) for p in source.rglob("*")}
+        for path in sorted(folder.rglob("*")):
+            relative = path.relative_to(folder)
+            if relative not in made and ".ipynb_checkpoints" not in relative.parts:
+                edited.append(f"{path.relative_to(root)} (not made by the build)")
+    return edited
 
 
 def without_outputs(path):
@@ -119,8 +187,8 @@ def stale_files(root=ROOT):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv else "build"
-    if command == "build":
-        build()
+    if command == "build" and argv[1:] in ([], ["--force"]):
+        build(force=argv[1:] == ["--force"])
     elif command == "check":
         stale = stale_files()
         if stale:

@@ -10,6 +10,8 @@ What an author writes in a master:
   each). `__LANG__` becomes "en" or "es".
 - `nbgrader="solution"` / `"tests"` / `"readonly"` on the fence, with `grade_id="unit-name"`
   (and `points=N` for tests): the nbgrader role of the cell.
+- `nbgrader="answer" grade_id="unit-name" points=N` on a `<!-- #region -->`: a manually
+  graded written answer (its text is the model answer; students get an answer stub).
 """
 import io
 import re
@@ -28,6 +30,8 @@ ROLES = {
     "solution": dict(solution=True, grade=False, locked=False),
     "tests": dict(solution=False, grade=True, locked=True),
     "readonly": dict(solution=False, grade=False, locked=True),
+    # a manually graded answer (a markdown region): nbgrader's "solution + grade" cell
+    "answer": dict(solution=True, grade=True, locked=False),
 }
 
 
@@ -39,7 +43,8 @@ def for_language(master, lang, unit):
     """The nbgrader source notebook of `master` in `lang`."""
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        # as JupyterLab writes it, so opening a notebook does not mark it unsaved
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
         "course": {"unit": unit, "lang": lang},
     }
@@ -63,7 +68,9 @@ def for_language(master, lang, unit):
             if not grade_id:
                 raise ValueError(f"{unit}: cell {number} ({role}) needs a grade_id")
             new.metadata["nbgrader"] = dict(ROLES[role], grade_id=grade_id, schema_version=3, task=False)
-            if role == "tests":
+            if role == "answer" and cell.cell_type != "markdown":
+                raise ValueError(f"{unit}: cell {number}: nbgrader=\"answer\" is for markdown regions")
+            if role in ("tests", "answer"):
                 new.metadata["nbgrader"]["points"] = points
         if meta:
             raise ValueError(f"{unit}: cell {number} has unknown metadata {sorted(meta)}")

@@ -3,6 +3,14 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
+    "lab03_not_restored": {
+        "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
+        "es": "el .data de los inputs pasó de {before} a {after}: restaura cada input tras perturbarlo",
+    },
+    "lab03_unannotated": {
+        "en": "gradcheck needs type annotations on every parameter and on its return value",
+        "es": "gradcheck necesita anotaciones de tipo en cada parámetro y en su valor de retorno",
+    },
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",
@@ -86,8 +94,8 @@ MESSAGES = {
         "es": "**Celdas calificadas que faltan en esta entrega (0 puntos cada una):** {ids}",
     },
     "code_stub": {
-        "en": "# YOUR CODE HERE\nraise NotImplementedError()",
-        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError()",
+        "en": "# YOUR CODE HERE\nraise NotImplementedError(\"write your code here\")",
+        "es": "# ESCRIBE AQUÍ TU CÓDIGO\nraise NotImplementedError(\"escribe aquí tu código\")",
     },
     "text_stub": {
         "en": "YOUR ANSWER HERE",
@@ -138,6 +146,70 @@ MESSAGES = {
     "theory03_assigned": {
         "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
         "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
+    },
+    "lab01_no_autograd": {
+        "en": "expected gradients computed by your formulas, without autograd: your function was "
+              "called under torch.no_grad() on tensors that do not require grad ({detail})",
+        "es": "se esperaban gradientes calculados con tus fórmulas, sin autograd: tu función se llamó "
+              "dentro de torch.no_grad() con tensores que no requieren gradiente ({detail})",
+    },
+    "lab01_three_arrays": {
+        "en": "expected three tensors (dx, dW, db)",
+        "es": "se esperaban tres tensores (dx, dW, db)",
+    },
+    "lab01_arrays": {
+        "en": "expected {n} tensors ({names})",
+        "es": "se esperaban {n} tensores ({names})",
+    },
+    "lab01_shape": {
+        "en": "{name} has shape {got}, expected {want}",
+        "es": "{name} tiene forma {got}, se esperaba {want}",
+    },
+    "lab01_dtype": {
+        "en": "{name} came back as {got}, expected {want} (the inputs' dtype)",
+        "es": "{name} volvió en {got}, se esperaba {want} (el dtype de las entradas)",
+    },
+    "lab01_not_finite": {
+        "en": "{name} contains inf or NaN",
+        "es": "{name} contiene inf o NaN",
+    },
+    "lab01_wrong": {
+        "en": "{name} is off by {error:.2e} (max|G - R| / rms(R)), expected at most {tol:g}",
+        "es": "{name} se desvía {error:.2e} (max|G - R| / rms(R)), se esperaba como mucho {tol:g}",
+    },
+    "lab01_runs": {
+        "en": "expected the gradients of {n} runs",
+        "es": "se esperaban los gradientes de {n} ejecuciones",
+    },
+    "lab01_fp32_over": {
+        "en": "run {run}: {name} differs from autograd by {error:.2e}, expected below {threshold:g}",
+        "es": "ejecución {run}: {name} difiere de autograd en {error:.2e}, se esperaba menos de {threshold:g}",
+    },
+    "lab01_fp16_under": {
+        "en": "no fp16 gradient is above {threshold:g} from the float64 reference ({errors}): "
+              "were they computed at fp16?",
+        "es": "ningún gradiente fp16 supera {threshold:g} respecto a la referencia float64 ({errors}): "
+              "¿se calcularon en fp16?",
+    },
+    "lab01_walk": {
+        "en": "the walk gave {got}, expected {want}",
+        "es": "el recorrido dio {got}, se esperaba {want}",
+    },
+    "start_done": {
+        "en": "Your copy is in {folder}: work there. Nothing the course does touches it.",
+        "es": "Tu copia está en {folder}: trabaja ahí. Nada de lo que haga el curso la modifica.",
+    },
+    "start_exists": {
+        "en": "{folder} already exists and holds your work: it was not touched. Open it with "
+              "`python -m course lab en`. To start over, rename or delete that folder first.",
+        "es": "{folder} ya existe y contiene tu trabajo: no se ha tocado. Ábrelo con "
+              "`python -m course lab es`. Para empezar de cero, renombra o borra antes esa carpeta.",
+    },
+    "start_unknown": {
+        "en": "there is no assignment {assignment} in release/ (run this in the course folder); "
+              "assignments: {known}",
+        "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
+              "tareas: {known}",
     },
 }
 

@@ -24,8 +24,13 @@ def language(lang):
     _state["lang"] = lang
 
 
-class CheckFailed(AssertionError):
-    """A visible test that failed (an AssertionError, so nbgrader and other tools see a failure)."""
+class TestFailed(AssertionError):
+    """A visible test that failed (an AssertionError, so nbgrader and other tools see
+    a failure). IPython shows it as its message alone, with no frames of this module:
+    the student needs the message, not the course's insides."""
+
+    def _render_traceback_(self):
+        return [f"AssertionError: {self}"]
 
 
 def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
@@ -40,13 +45,13 @@ def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
     lang = _state["lang"]
     shown = _shown(got)
     if got is None:
-        raise CheckFailed(say("expect_none", lang, what=what, want=_shown(want)))
+        raise TestFailed(say("expect_none", lang, what=what, want=_shown(want)))
     try:
         got_plain = plain(got)
         if not _numbers_only(got_plain):
             raise TypeError
     except TypeError:
-        raise CheckFailed(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
+        raise TestFailed(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
     want_plain = plain(want)
     if close(got_plain, want_plain, tol, tol):
         return
@@ -57,7 +62,7 @@ def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
         labels = list(names) if names else [f"[{i}]" for i in range(len(want_plain))]
         items = list(zip(got, want, got_plain, want_plain, labels))
     else:
-        raise CheckFailed(say("expect_shape", lang, what=what, got=shown, want=_shown(want)))
+        raise TestFailed(say("expect_shape", lang, what=what, got=shown, want=_shown(want)))
     lines = [] if single else [say("expect_returned", lang, what=what, got=shown)]
     for index, (value, expected, value_plain, expected_plain, label) in enumerate(items):
         if close(value_plain, expected_plain, tol, tol):
@@ -69,7 +74,7 @@ def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
             if wrong is not None and close(value_plain, float(wrong), 1e-6, tol):
                 line += " \u2014 " + say(key, lang)
         lines.append(line)
-    raise CheckFailed("\n".join(lines))
+    raise TestFailed("\n".join(lines))
 
 
 def _numbers_only(value):

@@ -5,6 +5,7 @@ from nbgrader.preprocessors import (
     ComputeChecksums, DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests,
     LimitOutput, LockCells, OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
 
+from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
 from grader.inert import MakeInert, TerminalSafe
 from grader.sandbox import announce_defences
@@ -15,6 +16,9 @@ from grader.nbgrader_ext import (
 def configure(c):
     _clean_terminal()
     c.CourseDirectory.course_id = "autograd-by-hand"
+    # what a notebook writes next to itself when run (lab 01's report) is not handed out
+    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
+                                "REPORT.md", "errors.csv", "manifest.json"]
     # nbgrader's own list, with the stubs in the notebook's language
     c.GenerateAssignment.preprocessors = [
         IncludeHeaderFooter, InstantiateTests, LockCells, LocalizedClearSolutions, ClearOutput,
@@ -28,7 +32,7 @@ def configure(c):
         CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
         GradingExecute, MakeInert, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-        AssignLatePenalties, CheckCellMetadata]
+        SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     c.Autograde.pre_convert_hook = announce_defences
     # limits, each also settable in nbgrader_config.py after configure(c)

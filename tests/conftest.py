@@ -192,8 +192,9 @@ def verdict_text(cell):
 
 
 def graded_cells(nb):
+    """Autograded test cells (manually graded answers are the instructor's)."""
     return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
-            if c.metadata.get("nbgrader", {}).get("grade")}
+            if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
 
 
 def course_folder():

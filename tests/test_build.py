@@ -69,7 +69,7 @@ def test_every_graded_cell_has_a_registered_check():
         nb = for_language(read_master(ROOT / "notebooks" / f"{unit}.md"), "en", unit)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade"):
+            if meta.get("grade") and not meta.get("solution"):  # manual answers: the instructor's
                 assert find_check(meta["grade_id"]).grade_id == meta["grade_id"]
                 assert f'student.probe("{meta["grade_id"]}"' in cell.source
 
@@ -91,3 +91,24 @@ def test_split_stream_outputs_are_joined():
     merged = merge_streams(outputs)
     assert [(o.name, o.text) for o in merged] == [("stdout", "1. L\n2. f\n"), ("stderr", "warn\n"),
                                                   ("stdout", "3. e\n")]
+
+
+def test_manually_graded_answer_region(tmp_path):
+    path = tmp_path / "answer.md"
+    path.write_text('```python nbgrader="answer" grade_id="u-x" points=1\nx = 1\n```\n')
+    with pytest.raises(ValueError, match="for markdown regions"):
+        for_language(read_master(path), "en", "u")
+    path.write_text('<!-- #region lang="en" nbgrader="answer" grade_id="u-why" points=2 -->\nBecause.\n'
+                    '<!-- #endregion -->\n')
+    cell = for_language(read_master(path), "en", "u").cells[0]
+    assert cell.cell_type == "markdown" and cell.source == "Because."
+    assert cell.metadata["nbgrader"] == dict(solution=True, grade=True, locked=False, grade_id="u-why",
+                                             points=2, schema_version=3, task=False)
+
+
+def test_manual_answers_stay_out_of_release_in_the_notebook_language():
+    for lang, stub in (("en", "YOUR ANSWER HERE"), ("es", "ESCRIBE AQUÍ TU RESPUESTA")):
+        nb = nbformat.read(ROOT / "release" / f"lab01-{lang}" / "lab01.ipynb", 4)
+        answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-interpretation"]
+        assert len(answers) == 1 and answers[0].source.strip() == stub
+        assert sorted(p.name for p in (ROOT / "release" / f"lab01-{lang}").iterdir()) == ["lab01.ipynb"]

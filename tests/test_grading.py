@@ -1,12 +1,19 @@
 """Stock nbgrader on every unit and language: validate, autograde, feedback."""
 import re
 
+import nbformat
 import pytest
 
 from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
 from authoring.build import ROOT, nbgrader
+from grader.checks import find_check
 
 ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
+
+AUTOGRAD_SHORTCUT = """def linear_grads(x, W, b, target):
+    loss = 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()
+    loss.backward()
+    return x.grad, W.grad, b.grad"""
 
 # Answers that reproduce the numbers of the diamond without computing anything.
 HARD_CODED = {
@@ -18,6 +25,13 @@ HARD_CODED = {
                                    "    return (4, -4, -12)[i]",
         "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
                                 "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
+    },
+    # autograd's gradients instead of the formulas, and Part C's chain as a literal
+    "lab01": {
+        "lab01-formulas-answer": AUTOGRAD_SHORTCUT,
+        "lab01-walk-answer": "def grad_fn_walk(loss):\n    return ['MulBackward0', 'SumBackward0', "
+                             "'PowBackward0', 'SubBackward0', 'AddmmBackward0', 'AccumulateGrad', "
+                             "'AccumulateGrad', 'TBackward0', 'AccumulateGrad']",
     },
 }
 
@@ -33,7 +47,13 @@ def test_source_validates(assignment):
 def test_release_stubs_fail_their_tests(assignment):
     path = ROOT / "release" / assignment / f"{unit_of(assignment)}.ipynb"
     result = nbgrader("validate", "--invert", str(path), capture_output=True, text=True)
-    assert "Success! The notebook does not pass any tests." in result.stdout, result.stdout
+    # nbgrader counts a 0-point cell (a bonus exercise, see grader/bonus.py) as passed whatever it prints
+    bonus = [c for c in graded_cells(nbformat.read(path, 4)).values() if c.metadata["nbgrader"]["points"] == 0]
+    if bonus:
+        assert f"NOTEBOOK PASSED ON {len(bonus)} CELL(S)!" in result.stdout, result.stdout
+        assert result.stdout.count("The following cell passed") == len(bonus), result.stdout
+    else:
+        assert "Success! The notebook does not pass any tests." in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -54,14 +74,20 @@ def test_autograde_solution_release_and_hard_coded(course, assignment):
     course.submit("memoriser", assignment, fill(course.release(assignment), HARD_CODED[unit]))
     result = course.autograde(assignment)
     assert result.returncode == 0, result.stderr[-3000:]
-    total = sum(c.metadata["nbgrader"]["points"] for c in graded_cells(course.release(assignment)).values())
-    assert course.score(assignment, "solver") == total
+    cells = graded_cells(course.release(assignment))
+    total = sum(c.metadata["nbgrader"]["points"] for c in cells.values())
+    bonus = sum(find_check(grade_id).bonus for grade_id in cells)  # extra credit (grader/bonus.py)
+    assert course.score(assignment, "solver") == total + bonus
     assert course.score(assignment, "blank") == 0
     assert course.score(assignment, "memoriser") == 0
     # the memoriser fails a visible test (a second point) or, where it passes them, a random input
     lang = assignment.rsplit("-", 1)[1]
     cells = graded_cells(course.autograded(assignment, "memoriser"))
     word = {"en": "expected", "es": "se esperaba"}[lang]
+    if unit == "lab01":
+        # autograd's gradients fail visibly already (Part A calls them under no_grad)
+        assert {"en": "without autograd", "es": "sin autograd"}[lang] in verdict_text(cells.pop("lab01-formulas"))
+        cells = {"lab01-walk": cells["lab01-walk"]}
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 

@@ -34,7 +34,11 @@ class Check:
     enforces exactly these values and fails closed when the cell says otherwise.
     `stated["known"]`, if present, maps a case (a tuple) to its expected value.
     `compare(got, want, case, lang, stated)` replaces the default element-wise
-    comparison: it returns None when `got` is right, else the reason."""
+    comparison: it returns None when `got` is right, else the reason.
+    `evidence_bytes(seed)`, when set, is the size of this cell's honest evidence
+    output, when it is more than a cell may print (large arrays): GradingExecute
+    lets that one evidence output through up to it; the rest keeps the cell's cap.
+    `bonus`: points of extra credit this cell gives when it passes (its `points` are 0)."""
     probe: Probe
     reference: Callable
     describe: Callable
@@ -42,6 +46,8 @@ class Check:
     abs_tol: float = 1e-9
     stated: dict = field(default_factory=dict)
     compare: Optional[Callable] = None
+    evidence_bytes: Optional[Callable] = None
+    bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/bonus.py)
 
     @property
     def grade_id(self):

@@ -1,0 +1,234 @@
+"""Lab 01's hidden checks, judged in-process on evidence made by its probes, and the
+declared evidence size that lets its 20-run gradients through the per-cell output cap."""
+import json
+
+import nbformat
+import pytest
+import torch
+import torch.nn.functional as F
+from nbclient import NotebookClient
+
+from course.probes import find_probe
+from course.student import EVIDENCE_MIME
+from grader.checks import find_check
+from grader.execute import GradingExecute
+
+SEED = 11
+
+
+def formulas(x, W, b, target):
+    dy = F.linear(x, W, b) - target
+    return dy @ W, dy.T @ x, dy.sum(dim=0)
+
+
+def formulas_with_matmul(x, W, b, target):  # the forward written out: rounds differently at fp16
+    dy = x @ W.T + b - target
+    return dy @ W, dy.T @ x, dy.sum(dim=0)
+
+
+def autograd_shortcut(x, W, b, target):
+    loss = 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()
+    loss.backward()
+    return x.grad, W.grad, b.grad
+
+
+def in_float32(x, W, b, target):
+    return [g.float() for g in formulas(*(v.float() for v in (x, W, b, target)))]
+
+
+def doubled(x, W, b, target):  # the missing ½
+    return [2 * g for g in formulas(x, W, b, target)]
+
+
+def transposed(x, W, b, target):  # x.T @ dy, compared with W.grad's layout
+    dx, dW, db = formulas(x, W, b, target)
+    return dx, dW.T.contiguous(), db
+
+
+def judge(grade_id, function, lang="en", stated=None):
+    check = find_check(grade_id)
+    results = json.loads(json.dumps(find_probe(grade_id).gather(SEED, (function,))))
+    return check.judge(SEED, results, lang, check.stated if stated is None else stated)
+
+
+@pytest.mark.parametrize("function", [formulas, formulas_with_matmul])
+@pytest.mark.parametrize("grade_id", ["lab01-formulas", "lab01-fp32", "lab01-fp16"])
+def test_the_formulas_pass(grade_id, function):
+    verdict = judge(grade_id, function)
+    assert verdict.passed, verdict.summary
+
+
+@pytest.mark.parametrize("grade_id", ["lab01-formulas", "lab01-fp32", "lab01-fp16"])
+@pytest.mark.parametrize("lang, words", [("en", "without autograd"), ("es", "sin autograd")])
+def test_autograd_instead_of_formulas_fails_saying_so(grade_id, lang, words):
+    verdict = judge(grade_id, autograd_shortcut, lang)
+    assert not verdict.passed and words in verdict.summary, verdict.summary
+
+
+@pytest.mark.parametrize("function", [doubled, transposed])
+def test_wrong_formulas_fail(function):
+    for grade_id in ("lab01-formulas", "lab01-fp32", "lab01-fp16"):
+        assert not judge(grade_id, function).passed, grade_id
+
+
+def test_gradients_must_come_back_in_the_inputs_dtype():
+    verdict = judge("lab01-formulas", in_float32)
+    assert not verdict.passed and "expected float" in verdict.summary, verdict.summary
+    assert not judge("lab01-fp16", in_float32).passed
+
+
+def test_fp16_storage_alone_exceeds_the_fp16_threshold():
+    """Formulas in float64, only the results rounded to fp16: still above 1e-3 in rms units,
+    because storing an entry in fp16 costs up to 2**-11 of its own size and the largest
+    entries are several rms. The fp16 check measures fp16 gradients, not fp16 arithmetic."""
+    def rounded(x, W, b, target):
+        return [g.to(x.dtype) for g in formulas(*(v.double() for v in (x, W, b, target)))]
+    assert judge("lab01-fp16", rounded).passed
+
+
+def test_a_threshold_other_than_the_cells_fails_closed():
+    assert not judge("lab01-fp32", formulas, stated={"threshold": 1.0}).passed
+    assert not judge("lab01-fp16", formulas, stated={}).passed
+
+
+def walk(loss):
+    names, seen = [], set()
+
+    def visit(node):
+        if node is not None and node not in seen:
+            seen.add(node)
+            names.append(type(node).__name__)
+            for child, _ in node.next_functions:
+                visit(child)
+    visit(loss.grad_fn)
+    return names
+
+
+def first_inputs_only(loss):  # the seed's loop
+    names, node = [], loss.grad_fn
+    while node is not None:
+        names.append(type(node).__name__)
+        nexts = [n for n, _ in node.next_functions if n is not None]
+        node = nexts[0] if nexts else None
+    return names
+
+
+def test_walk():
+    assert judge("lab01-walk", walk).passed
+    assert not judge("lab01-walk", first_inputs_only).passed
+    literal = lambda loss: ["MulBackward0", "SumBackward0", "PowBackward0", "SubBackward0",  # noqa: E731
+                            "AddmmBackward0", "AccumulateGrad", "AccumulateGrad", "TBackward0",
+                            "AccumulateGrad"]
+    verdict = judge("lab01-walk", literal)
+    assert not verdict.passed and "expected" in verdict.summary
+
+
+# ---- the evidence of a 20-run experiment and the per-cell output cap ----
+
+def executor(cap=1_000_000):
+    ex = GradingExecute(max_output_bytes=cap)
+    NotebookClient.__init__(ex, nbformat.v4.new_notebook(), None)
+    ex.reset_execution_trackers()
+    ex.clear_before_next_output = False
+    ex._cell_bytes, ex._notebook_bytes, ex._cut, ex._evidence_let_through = {}, 0, set(), set()
+    ex._seed, ex._lang = SEED, "en"
+    return ex
+
+
+def graded_cell(grade_id):
+    cell = nbformat.v4.new_code_cell(f'student.probe("{grade_id}", linear_grads, threshold=1e-5)')
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": grade_id, "points": 2}
+    return cell
+
+
+def message(data):
+    return {"msg_type": "display_data", "header": {"msg_type": "display_data"},
+            "parent_header": {}, "content": {"data": data, "metadata": {}}}
+
+
+def evidence_message(grade_id, function=formulas):
+    results = find_probe(grade_id).gather(SEED, (function,))
+    return message({EVIDENCE_MIME: json.dumps({"grade_id": grade_id, "seed": SEED, "results": results}),
+                    "text/plain": "summary"})
+
+
+@pytest.mark.parametrize("grade_id", ["lab01-fp32", "lab01-fp16"])
+def test_honest_evidence_is_over_the_cap_and_within_its_declared_size(grade_id):
+    size = len(json.dumps(evidence_message(grade_id)["content"]))
+    assert 1_000_000 < size <= find_check(grade_id).evidence_bytes(SEED) < size * 1.05
+
+
+def test_the_real_evidence_gets_through_and_a_flood_is_still_cut():
+    ex, cell = executor(), graded_cell("lab01-fp32")
+    flood = {"msg_type": "stream", "header": {"msg_type": "stream"}, "parent_header": {},
+             "content": {"name": "stdout", "text": "x" * 400_000}}
+    for _ in range(2):
+        ex.process_message(flood, cell, 0)
+    ex.process_message(evidence_message("lab01-fp32"), cell, 0)
+    for _ in range(2):
+        ex.process_message(flood, cell, 0)
+    ex.process_message(evidence_message("lab01-fp32"), cell, 0)  # a second report: counted, cut
+    evidence = [o for o in cell.outputs if EVIDENCE_MIME in o.get("data", {})]
+    assert len(evidence) == 1
+    assert "output cut off" in "".join(o.get("text", "") for o in cell.outputs)
+    printed = sum(len(o.get("text", "")) for o in cell.outputs if o.output_type == "stream")
+    assert printed < 1_000_000
+
+
+def test_evidence_over_its_declared_size_is_cut():
+    ex, cell = executor(), graded_cell("lab01-fp32")
+    padded = evidence_message("lab01-fp32")
+    padded["content"]["data"]["text/plain"] = "x" * find_check("lab01-fp32").evidence_bytes(SEED)
+    ex.process_message(padded, cell, 0)
+    assert not [o for o in cell.outputs if EVIDENCE_MIME in o.get("data", {})]
+
+
+def test_cells_without_a_declared_size_keep_the_cap():
+    ex, cell = executor(), graded_cell("lab01-formulas")
+    big = message({EVIDENCE_MIME: "x" * 1_200_000, "text/plain": "summary"})
+    ex.process_message(big, cell, 0)
+    assert not [o for o in cell.outputs if EVIDENCE_MIME in o.get("data", {})]
+
+
+# ---- bonus exercises ----
+
+def two_layer(x, W1, b1, W2, b2, target):
+    h = F.linear(x, W1, b1)
+    d2 = F.linear(h, W2, b2) - target
+    d1 = d2 @ W2
+    return d1 @ W1, d1.T @ x, d1.sum(0), d2.T @ h, d2.sum(0)
+
+
+class ByHand(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, W, b):
+        ctx.save_for_backward(x, W)
+        return F.linear(x, W, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, W = ctx.saved_tensors
+        return g @ W, g.T @ x, g.sum(0)
+
+
+class ForgotTheBias(ByHand):
+    @staticmethod
+    def backward(ctx, g):
+        x, W = ctx.saved_tensors
+        return g @ W, g.T @ x, 0 * g.sum(0)
+
+
+def test_bonus_checks_pass_right_answers_and_fail_wrong_ones():
+    assert judge("lab01-bonus-twolayer", two_layer).passed
+    assert not judge("lab01-bonus-twolayer", lambda *a: two_layer(*a)[::-1]).passed
+    right = lambda y, t: torch.softmax(y, 1) - F.one_hot(t, y.shape[1]).double()  # noqa: E731
+    assert judge("lab01-bonus-softmax", right).passed
+    assert not judge("lab01-bonus-softmax", lambda y, t: torch.softmax(y, 1)).passed
+    assert judge("lab01-bonus-function", ByHand).passed
+    assert not judge("lab01-bonus-function", ForgotTheBias).passed
+
+
+def test_bonus_cells_are_extra_credit():
+    for grade_id in ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function"):
+        assert find_check(grade_id).bonus == 1 and find_check(grade_id).stated == {"bonus": 1}
+    assert find_check("lab01-fp32").bonus == 0

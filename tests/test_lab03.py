@@ -1,0 +1,168 @@
+"""Lab 03 outside the notebook: the reference gradcheck command and the sign-bug context manager."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.breakit import sub_sign_bug
+from grader.checks.lab03 import CHECKS
+from grader.gradcheck import gradcheck
+from minigrad import Value
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = "grader/gradcheck.py"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, *args], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_command_passes_on_minigrad():
+    result = run("-m", "grader", "gradcheck")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "diamond" in result.stdout and "FAILED" not in result.stdout
+
+
+def test_command_fails_loudly_on_an_injected_bug():
+    result = run("-m", "grader", "gradcheck", "--inject-sub-sign-bug")
+    assert result.returncode == 1
+    assert "FAILED  a - b\ngradcheck FAILED at input index 1:" in result.stdout
+    assert "numerical = -1.000000\n  analytic  = 1.000000" in result.stdout
+
+
+def test_sign_bug_lives_only_inside_the_block():
+    a, c = Value(2.0), Value(4.0)
+    with sub_sign_bug(), pytest.raises(AssertionError, match="input index 1"):
+        gradcheck(lambda a, c: a - c, (a, c))
+    assert gradcheck(lambda a, c: a - c, (a, c))
+
+
+def test_sign_bug_restored_when_the_block_raises():
+    original = Value.__sub__
+    with pytest.raises(RuntimeError), sub_sign_bug():
+        assert Value.__sub__ is not original
+        raise RuntimeError("the block fails")
+    assert Value.__sub__ is original
+
+
+def test_reference_restores_data_and_ignores_stale_grads():
+    a, b, unused = Value(2.0), Value(3.0), Value(0.0)
+    a.grad, unused.grad = 100.0, 7.0  # stale values from an earlier check
+    assert gradcheck(lambda a, b, u: a * b, (a, b, unused))
+    assert (a.data, b.data, unused.data) == (2.0, 3.0, 0.0)
+    assert (a.grad, b.grad, unused.grad) == (3.0, 2.0, 0.0)
+
+
+def test_reference_respects_atol_and_rtol():
+    # d(a**2)/da = 2a, so a factor 1.01 bug is off by 0.02 at a = 1
+    def almost(a):
+        out = Value(a.data ** 2, (a,), "sq")
+
+        def _backward():
+            a.grad += 1.01 * 2 * a.data * out.grad
+        out._backward = _backward
+        return out
+    assert gradcheck(almost, (Value(1.0),), atol=0.0, rtol=0.011)
+    with pytest.raises(AssertionError, match="input index 0"):
+        gradcheck(almost, (Value(1.0),), atol=0.0, rtol=0.009)
+
+
+# minigrad stays untyped (students read it); --follow-imports=silent keeps --strict on the reference
+@pytest.mark.parametrize("tool", [["mypy", "--strict", "--follow-imports=silent"], ["ruff", "check"]])
+def test_reference_is_typed_and_linted(tool):
+    executable = shutil.which(tool[0], path=str(Path(sys.executable).parent))
+    assert executable, f"{tool[0]} is pinned in requirements.txt"
+    result = subprocess.run([executable, *tool[1:], REFERENCE], check=False, cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- the hidden checks, judged directly on gradcheck variants (no notebook yet) ----
+
+
+SOLUTION = '''
+def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
+              atol: float = 1e-4, rtol: float = 1e-3) -> bool:
+    numerical = []
+    for x in inputs:
+        saved = x.data
+        x.data = saved + eps
+        f_plus = f(*inputs).data
+        x.data = saved - eps
+        f_minus = f(*inputs).data
+        x.data = RESTORE
+        numerical.append((f_plus - f_minus) / (2 * eps))
+    out = f(*inputs)
+    if ZERO:
+        for x in inputs:
+            x.grad = 0.0
+        out.zero_grad()
+    out.backward()
+    for i, (x, num) in enumerate(zip(inputs, numerical)):
+        diff = abs(num - x.grad)
+        if not COMPARISON:
+            raise AssertionError(MESSAGE)
+    return True
+'''
+RIGHT = {"RESTORE": "saved", "ZERO": "True", "COMPARISON": "diff <= atol + rtol * abs(num)",
+         "MESSAGE": 'f"gradcheck FAILED at input index {i}:\\n  numerical = {num:.6f}"'}
+
+
+def variant(**changes):
+    from collections.abc import Callable
+    namespace = {"Callable": Callable, "Value": Value}
+    exec(_fill({**RIGHT, **changes}), namespace)  # noqa: S102 (builds the variants under test)
+    return namespace["gradcheck"]
+
+
+def _fill(fields):
+    text = SOLUTION
+    for key, value in fields.items():
+        text = text.replace(key, value)
+    return text
+
+
+def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    return True
+
+
+def always_raises(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    raise AssertionError("gradcheck FAILED at input index 0")
+
+
+def judge(fn, lang="en", seed=7):
+    check = CHECKS["lab03-gradcheck"]
+    return check.judge(seed, check.probe.gather(seed, [fn]), lang)
+
+
+def test_solution_passes_the_hidden_cases_in_both_languages():
+    spanish = variant(MESSAGE='f"gradcheck FALLÓ en el input de índice {i}:\\n  numérico = {num:.6f}"')
+    for seed in (1, 2, 3):
+        assert judge(variant(), "en", seed).passed, judge(variant(), "en", seed).summary
+        assert judge(spanish, "es", seed).passed
+        assert judge(gradcheck, "en", seed).passed  # the reference itself
+
+
+@pytest.mark.parametrize("wrong", [
+    always_true, always_raises,
+    variant(RESTORE="x.data"),                                  # hint 1 ignored: no restore
+    variant(ZERO="False"),                                      # hint 2 ignored: stale grads
+    variant(COMPARISON="diff <= rtol * abs(num)"),              # no atol (fails the atol border)
+    variant(COMPARISON="diff <= atol"),                         # no rtol
+    variant(COMPARISON="diff < atol + rtol * abs(num) - 1e-3"),  # too strict
+    variant(MESSAGE='"gradcheck FAILED"'),                      # no index in the message
+], ids=["always-true", "always-raises", "no-restore", "no-zero", "no-atol", "no-rtol", "too-strict",
+        "no-index"])
+def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong):
+    verdict = judge(wrong)
+    assert not verdict.passed
+    assert "expected" in verdict.summary or "restore" in verdict.summary, verdict.summary
+
+
+def test_annotations_are_required():
+    check = CHECKS["lab03-annotations"]
+    assert check.judge(1, check.probe.gather(1, [variant()]), "en").passed
+    verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")
+    assert not verdict.passed and "anotaciones" in verdict.summary
