@@ -124,6 +124,16 @@ def _fill(fields):
     return text
 
 
+def graph_zero_only():
+    """Hint 3 ignored: zeroes the graph (out.zero_grad()), not the inputs backward never reaches."""
+    from collections.abc import Callable
+    namespace = {"Callable": Callable, "Value": Value}
+    text = _fill(RIGHT).replace("        for x in inputs:\n            x.grad = 0.0\n", "")
+    assert "x.grad = 0.0" not in text
+    exec(text, namespace)  # noqa: S102
+    return namespace["gradcheck"]
+
+
 def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
     return True
 
@@ -149,11 +159,12 @@ def test_solution_passes_the_hidden_cases_in_both_languages():
     always_true, always_raises,
     variant(RESTORE="x.data"),                                  # hint 1 ignored: no restore
     variant(ZERO="False"),                                      # hint 2 ignored: stale grads
+    graph_zero_only(),                                          # hint 3 ignored: unused input's stale grad
     variant(COMPARISON="diff <= rtol * abs(num)"),              # no atol (fails the atol border)
     variant(COMPARISON="diff <= atol"),                         # no rtol
     variant(COMPARISON="diff < atol + rtol * abs(num) - 1e-3"),  # too strict
     variant(MESSAGE='"gradcheck FAILED"'),                      # no index in the message
-], ids=["always-true", "always-raises", "no-restore", "no-zero", "no-atol", "no-rtol", "too-strict",
+], ids=["always-true", "always-raises", "no-restore", "no-zero", "graph-zero-only", "no-atol", "no-rtol", "too-strict",
         "no-index"])
 def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong):
     verdict = judge(wrong)

@@ -89,6 +89,8 @@ def cases(rng):
         drawn.append(["border", [1.0], tolerances, 0.0])
     drawn.append(["unused", point(2) + [0.0], default, 0.0])
     drawn.append(["mul", point(2), default, 100.0])  # stale .grad values before the call
+    # a stale .grad on an input backward never reaches: out.zero_grad() alone leaves it there
+    drawn.append(["unused", point(2) + [0.0], default, 7.0])
     return drawn
 
 
