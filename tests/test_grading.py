@@ -33,6 +33,13 @@ HARD_CODED = {
                              "'PowBackward0', 'SubBackward0', 'AddmmBackward0', 'AccumulateGrad', "
                              "'AccumulateGrad', 'TBackward0', 'AccumulateGrad']",
     },
+    # a gradcheck that always says True (it passes every visible test of correct expressions),
+    # and a complex step that knows the visible test's two functions
+    "lab03": {
+        "lab03-gradcheck-answer": "def gradcheck(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):\n    return True",
+        "lab03-bonus-complex-answer": "def complex_step(f, x, h=1e-20):\n"
+                                      "    return math.cos(x) if f is cmath.sin else 1 - math.tanh(x) ** 2",
+    },
 }
 
 
@@ -88,6 +95,9 @@ def test_autograde_solution_release_and_hard_coded(course, assignment):
         # autograd's gradients fail visibly already (Part A calls them under no_grad)
         assert {"en": "without autograd", "es": "sin autograd"}[lang] in verdict_text(cells.pop("lab01-formulas"))
         cells = {"lab01-walk": cells["lab01-walk"]}
+    if unit == "lab03":
+        # the always-True gradcheck carries no annotations: that cell fails visibly
+        assert {"en": "annotations", "es": "anotaciones"}[lang] in verdict_text(cells.pop("lab03-annotations"))
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 

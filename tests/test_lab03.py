@@ -124,6 +124,16 @@ def _fill(fields):
     return text
 
 
+def graph_zero_only():
+    """Hint 3 ignored: zeroes the graph (out.zero_grad()), not the inputs backward never reaches."""
+    from collections.abc import Callable
+    namespace = {"Callable": Callable, "Value": Value}
+    text = _fill(RIGHT).replace("        for x in inputs:\n            x.grad = 0.0\n", "")
+    assert "x.grad = 0.0" not in text
+    exec(text, namespace)  # noqa: S102
+    return namespace["gradcheck"]
+
+
 def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
     return True
 
@@ -149,11 +159,12 @@ def test_solution_passes_the_hidden_cases_in_both_languages():
     always_true, always_raises,
     variant(RESTORE="x.data"),                                  # hint 1 ignored: no restore
     variant(ZERO="False"),                                      # hint 2 ignored: stale grads
+    graph_zero_only(),                                          # hint 3 ignored: unused input's stale grad
     variant(COMPARISON="diff <= rtol * abs(num)"),              # no atol (fails the atol border)
     variant(COMPARISON="diff <= atol"),                         # no rtol
     variant(COMPARISON="diff < atol + rtol * abs(num) - 1e-3"),  # too strict
     variant(MESSAGE='"gradcheck FAILED"'),                      # no index in the message
-], ids=["always-true", "always-raises", "no-restore", "no-zero", "no-atol", "no-rtol", "too-strict",
+], ids=["always-true", "always-raises", "no-restore", "no-zero", "graph-zero-only", "no-atol", "no-rtol", "too-strict",
         "no-index"])
 def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong):
     verdict = judge(wrong)
@@ -166,3 +177,49 @@ def test_annotations_are_required():
     assert check.judge(1, check.probe.gather(1, [variant()]), "en").passed
     verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")
     assert not verdict.passed and "anotaciones" in verdict.summary
+
+
+# ---- the bonus (complex step) and the notebook itself ----
+
+
+def complex_step(f, x, h=1e-20):
+    return f(complex(x, h)).imag / h
+
+
+def best_central_difference(f, x, h=1e-20):
+    eps = 6e-6  # about the sweet spot of the lab's eps plot
+    return ((f(x + eps) - f(x - eps)) / (2 * eps)).real
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bonus_passes_the_complex_step_and_fails_a_central_difference(seed):
+    check = CHECKS["lab03-bonus-complex"]
+    assert check.bonus == 1
+    for lang in ("en", "es"):
+        assert check.judge(seed, check.probe.gather(seed, [complex_step]), lang, {"bonus": 1}).passed
+    verdict = check.judge(seed, check.probe.gather(seed, [best_central_difference]), "en", {"bonus": 1})
+    assert not verdict.passed and "expected" in verdict.summary
+
+
+def notebook(folder, lang):
+    import nbformat
+    return nbformat.read(ROOT / folder / f"lab03-{lang}" / "lab03.ipynb", 4)
+
+
+def test_source_records_the_message_the_sign_bug_raised():
+    for lang, message in (("en", "gradcheck FAILED at input index 1:\n  numerical = -1.000000"),
+                          ("es", "gradcheck FALLÓ en la entrada de índice 1:\n  numérico  = -1.000000")):
+        text = "".join(o.get("text", "") for c in notebook("source", lang).cells if c.cell_type == "code"
+                       for o in c.outputs)
+        assert message in text
+        assert {"en": "after the block, gradcheck returns: [True, True]",
+                "es": "después del bloque, gradcheck devuelve: [True, True]"}[lang] in text
+
+
+def test_release_gives_no_gradcheck_and_asks_for_the_eps_paragraph():
+    for lang, stub in (("en", "YOUR ANSWER HERE"), ("es", "ESCRIBE AQUÍ TU RESPUESTA")):
+        cells = notebook("release", lang).cells
+        code = "\n".join(c.source for c in cells if c.cell_type == "code")
+        assert "def gradcheck" not in code and "numerical" not in code.split("EXPRESSIONS = [")[0]
+        answers = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-eps"]
+        assert len(answers) == 1 and answers[0].source.strip() == stub

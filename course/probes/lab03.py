@@ -6,6 +6,7 @@ itself is never altered), borderline tolerances, an unused input, stale
 gradients. The probe records what happened (returned True / raised, with the
 message; the inputs' data before and after); it knows no answer.
 """
+import cmath
 import inspect
 
 from course.probes import Probe
@@ -88,6 +89,8 @@ def cases(rng):
         drawn.append(["border", [1.0], tolerances, 0.0])
     drawn.append(["unused", point(2) + [0.0], default, 0.0])
     drawn.append(["mul", point(2), default, 100.0])  # stale .grad values before the call
+    # a stale .grad on an input backward never reaches: out.zero_grad() alone leaves it there
+    drawn.append(["unused", point(2) + [0.0], default, 7.0])
     return drawn
 
 
@@ -115,7 +118,28 @@ def annotations(objects, case):
     return [str(p.annotation) for p in signature.parameters.values()] + [str(signature.return_annotation)]
 
 
+# ---- bonus: the complex-step derivative of plain functions (complex arguments, via cmath) ----
+
+FUNCTIONS = {
+    "sin": cmath.sin,
+    "exp_sin": lambda z: cmath.exp(cmath.sin(z)),
+    "tanh": lambda z: cmath.tanh(2 * z - 0.5),
+    "rational": lambda z: z ** 3 / (1 + z * z),
+    "log": lambda z: cmath.log(z * z + 1),
+}
+
+
+def complex_cases(rng):
+    return [[name, round(rng.uniform(-2.0, 2.0), 3)] for name in FUNCTIONS for _ in range(2)]
+
+
+def complex_call(objects, case):
+    name, x = case
+    return objects[0](FUNCTIONS[name], x)
+
+
 PROBES = {
+    "lab03-bonus-complex": Probe("lab03-bonus-complex", complex_cases, call=complex_call),
     "lab03-gradcheck": Probe("lab03-gradcheck", cases, call=call),
     "lab03-annotations": Probe("lab03-annotations", lambda rng: [["signature"]], call=annotations),
 }

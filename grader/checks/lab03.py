@@ -6,6 +6,7 @@ gradients; here each case has its expected outcome: True, or an
 AssertionError whose message names the input index (English "input index i",
 Spanish "índice i"), with every input's `.data` restored either way.
 """
+import math
 import re
 
 from course.i18n import say
@@ -65,7 +66,23 @@ def compare_annotations(got, want, case, lang, stated):
     return None
 
 
+# the bonus: exact derivatives of the probe's FUNCTIONS
+DERIVATIVES = {
+    "sin": math.cos,
+    "exp_sin": lambda x: math.exp(math.sin(x)) * math.cos(x),
+    "tanh": lambda x: 2 * (1 - math.tanh(2 * x - 0.5) ** 2),
+    "rational": lambda x: (x ** 4 + 3 * x ** 2) / (1 + x * x) ** 2,
+    "log": lambda x: 2 * x / (x * x + 1),
+}
+
+
 CHECKS = {
+    # 1e-12: the complex step is exact to a few ulps; the best central difference (eps near 1e-5)
+    # is off by about 1e-11, so a central difference cannot pass for it
+    "lab03-bonus-complex": Check(PROBES["lab03-bonus-complex"],
+                                 reference=lambda case: DERIVATIVES[case[0]](case[1]),
+                                 describe=lambda case: f"complex_step({case[0]}, {case[1]:g})",
+                                 rel_tol=1e-12, abs_tol=1e-12, stated={"bonus": 1}, bonus=1),
     "lab03-gradcheck": Check(PROBES["lab03-gradcheck"], reference=expected, describe=_describe,
                              compare=compare_gradcheck),
     "lab03-annotations": Check(PROBES["lab03-annotations"], reference=lambda case: None,
