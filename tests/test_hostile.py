@@ -111,17 +111,26 @@ def test_case_gets_its_score_and_a_reason(graded, name):
     assert row["defences"].startswith("bubblewrap")
 
 
-def test_reasons_of_the_cells_that_broke(graded):
-    course = graded[0]
-    assert "still running after 5 s" in outputs(course, "loop_ignoring_interrupts")
-    assert "KeyboardInterrupt" in outputs(course, "endless_loop")
-    assert "kernel died while running this cell" in outputs(course, "dying_kernel")
-    assert "MemoryError" in outputs(course, "memory_bomb")
-    assert "output cut off" in outputs(course, "output_flood")
-    assert "no network" in outputs(course, "network")
-    assert "fork refused after" in outputs(course, "fork_bomb")
-    top = course.autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
-    assert "Graded cells missing" in top and "theory03-walk" in top
+BROKEN_CELLS = {  # case: what the cell that broke says
+    "loop_ignoring_interrupts": "still running after 5 s",
+    "endless_loop": "KeyboardInterrupt",
+    "dying_kernel": "kernel died while running this cell",
+    "memory_bomb": "MemoryError",
+    "output_flood": "output cut off",
+    "network": "no network",
+    "fork_bomb": "fork refused after",
+}
+
+
+@pytest.mark.parametrize("name", BROKEN_CELLS)
+def test_reason_of_the_cell_that_broke(graded, name):
+    text = outputs(graded[0], name)
+    assert BROKEN_CELLS[name] in text, text[-1500:]  # on failure: what the cell did say
+
+
+def test_missing_graded_cells_are_named(graded):
+    top = graded[0].autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
+    assert "Graded cells missing" in top and "theory03-walk" in top, top
 
 
 def test_honest_work_in_the_same_run_is_unaffected(graded):
