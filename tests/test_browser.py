@@ -75,3 +75,122 @@ def test_started_notebook_opens_unmodified_in_spanish_without_instructor_tools(l
     assert {"Archivo", "Editar", "Ver", "Configuración", "Ayuda"} <= set(menus)
     assert "Nbgrader" not in menus  # no Formgrader, no Create Assignment
     assert validate == 1
+
+
+# ---- a student's whole session, in every unit and language ----------------------
+
+STUB = {"en": "write your code here", "es": "escribe aquí tu código"}
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "release").glob("*-*") if p.is_dir())
+
+
+def open_lab(folder, assignment):
+    """Start `assignment` in `folder` and JupyterLab on loopback; (server, base, notebook)."""
+    lang = assignment.rsplit("-", 1)[-1]
+    shutil.copytree(ROOT / "release", folder / "release")
+    notebook = start(assignment, root=folder)
+    port = free_port()
+    arguments, env = lab_command(folder, lang, extra=[
+        "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        f"--IdentityProvider.token={TOKEN}"])
+    server = subprocess.Popen(arguments, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    return server, base, notebook
+
+
+def cells(page):
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+
+
+def prompts(page):
+    return page.locator(".jp-CodeCell .jp-InputPrompt").evaluate_all("els => els.map(e => e.textContent)")
+
+
+def run_all(page, seconds=240):
+    """Run every cell from the Run menu; wait until the run has begun (the first
+    prompt changed) and then until no cell is queued or running."""
+    before = prompts(page)
+    page.click("#jp-MainMenu .lm-MenuBar-item:has-text('Run')")
+    page.click(".lm-Menu-item[data-command='runmenu:run-all']")
+    deadline = time.monotonic() + seconds
+    begun = False
+    while time.monotonic() < deadline:
+        now = prompts(page)
+        begun = begun or now[:1] != before[:1]
+        idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]").count()
+        if begun and idle and not any("*" in p for p in now):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"the notebook was still running after {seconds} s")
+
+
+def error_texts(page):
+    return page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']") \
+        .evaluate_all("els => els.map(e => e.textContent)")
+
+
+def type_into(page, index, code):
+    """Replace cell `index`'s code with `code`, as a student pasting it would."""
+    cell = cells(page).nth(index)
+    cell.scroll_into_view_if_needed()
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_student_solves_the_assignment_in_jupyterlab(tmp_path, assignment):
+    """Run all on the blank copy (the first failure is the stub's message, in the notebook's
+    language), type the answers in, run all again (no error, every figure drawn), Validate
+    (success), and find the answers saved in the student's file."""
+    import nbformat
+    lang = assignment.rsplit("-", 1)[-1]
+    unit = assignment.rsplit("-", 1)[0]
+    solved = nbformat.read(ROOT / "source" / assignment / f"{unit}.ipynb", 4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solved.cells
+               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    figures = sum("image/png" in o.get("data", {}) for c in solved.cells for o in c.get("outputs", []))
+    server, base, notebook = open_lab(tmp_path, assignment)
+    blank = nbformat.read(notebook, 4)
+    where = {c.metadata["nbgrader"]["grade_id"]: i for i, c in enumerate(blank.cells)
+             if c.metadata.get("nbgrader", {}).get("grade_id") in answers}
+    assert where.keys() == answers.keys()
+    try:
+        with playwright.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-dev-shm-usage"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{base}/lab/tree/{notebook.parent.name}/{notebook.name}?token={TOKEN}&reset")
+            page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
+            run_all(page)
+            first_failure = error_texts(page)[0]
+            page.screenshot(path=str(tmp_path / f"{assignment}-blank.png"))
+            for grade_id, index in where.items():
+                type_into(page, index, answers[grade_id])
+            run_all(page)
+            left = error_texts(page)
+            drawn = page.locator(".jp-OutputArea-output img").count()
+            page.screenshot(path=str(tmp_path / f"{assignment}-solved.png"))
+            page.click(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate') jp-button")
+            page.wait_for_selector(".jp-Dialog #validation-message", timeout=240_000)
+            verdict = page.locator(".jp-Dialog #validation-message").get_attribute("class")
+            page.screenshot(path=str(tmp_path / f"{assignment}-validated.png"))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print(assignment, "| first failure:", first_failure.strip().splitlines()[-1][:120],
+          "| errors once solved:", len(left), "| figures:", drawn, "of", figures, "| validate:", verdict)
+    assert STUB[lang] in first_failure and STUB["es" if lang == "en" else "en"] not in first_failure
+    assert left == []
+    assert drawn >= figures
+    assert "validation-success" in verdict
+    saved = nbformat.read(notebook, 4)  # Validate saves first: the student's answers are on disk
+    for grade_id, index in where.items():
+        assert saved.cells[index].source == answers[grade_id]
