@@ -10,8 +10,11 @@ root without cgroups, where the process limit is an rlimit counted per user and
 each worker's kernels get a user of their own.
 """
 import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +132,88 @@ def test_report_written(graded):
     csv = (parallel.root / "reports" / "theory03-es.csv").read_text()
     assert "a-honest" in csv and "c-hard-coded" in csv
     assert "wrote" in runs["theory03-es"].stdout
+
+
+# ---- the run's own bookkeeping, with stand-ins for nbgrader (no kernels: cheap) ----
+
+def stand_in(script):
+    """A grading process that runs `script` (with `folder`, `student` and `tries` set)."""
+    def make(root, assignment, student, options):
+        folder = root / "autograded" / student / assignment
+        return [sys.executable, "-c", f"import os, pathlib, signal, sys, time\n"
+                f"folder = pathlib.Path({str(folder)!r}); student = {student!r}\n"
+                f"tries = pathlib.Path({str(root)!r}) / (student + '.tries')\n" + script]
+    return make
+
+
+STAND_IN = '''
+tries.write_text(tries.read_text() + "x" if tries.exists() else "x")
+folder.mkdir(parents=True, exist_ok=True)
+(folder / "half-written").write_text("")
+if student == "dies":
+    os.kill(os.getpid(), signal.SIGKILL)
+if student == "locked" and len(tries.read_text()) < 2:
+    print("sqlite3.OperationalError: database is locked"); sys.exit(1)
+if student == "sleeps":
+    signal.signal(signal.SIGINT, lambda *a: (tries.write_text("interrupted"), sys.exit(1)))
+    time.sleep(60)
+'''
+
+
+@pytest.fixture
+def stand_in_course(tmp_path, monkeypatch):
+    import grader.cohort as cohort_module
+    monkeypatch.setattr(cohort_module, "command", stand_in(STAND_IN))
+    monkeypatch.setattr(cohort_module, "plan", lambda root, workers, options: cohort_module.Plan(workers))
+    for student in ("dies", "fine", "locked"):
+        (tmp_path / "submitted" / student / "a1").mkdir(parents=True)
+    return tmp_path, cohort_module
+
+
+def test_a_dead_process_is_reported_and_leaves_nothing_half_written(stand_in_course):
+    root, cohort_module = stand_in_course
+    outcomes = {o.student: o for o in cohort_module.grade(root, "a1", workers=2, progress=False,
+                                                           report=False)}
+    assert not outcomes["dies"].ok and "killed by signal 9 (SIGKILL)" in outcomes["dies"].reason
+    assert not (root / "autograded" / "dies" / "a1").exists()  # the next run grades it
+    assert outcomes["fine"].ok and (root / "autograded" / "fine" / "a1").exists()
+    # a locked gradebook: graded again, and then it went through
+    assert outcomes["locked"].ok and outcomes["locked"].attempts == 2
+
+
+def test_ctrl_c_interrupts_each_process_once(tmp_path):
+    (tmp_path / "submitted" / "sleeps" / "a1").mkdir(parents=True)
+    script = (f"import grader.cohort as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              "from test_cohort import stand_in, STAND_IN\n"
+              "c.command = stand_in(STAND_IN)\nc.plan = lambda r, w, o: c.Plan(w)\n"
+              f"c.grade({str(tmp_path)!r}, 'a1', workers=1, progress=False, report=False)")
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    tries = tmp_path / "sleeps.tries"
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "autograded" / "sleeps" / "a1").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    parent.send_signal(signal.SIGINT)
+    _, err = parent.communicate(timeout=60)
+    assert parent.returncode == 130, err
+    assert "interrupted: 0 graded, 1 not; run the same command again" in err
+    assert tries.read_text() == "interrupted"
+    assert not (tmp_path / "autograded" / "sleeps" / "a1").exists()
+
+
+def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_path):
+    import grader.cgroups
+    import grader.cohort as cohort_module
+    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+                        classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
+    monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 1000)
+    how = cohort_module.plan(tmp_path, 4, [])
+    assert how.workers == 1 and "share one process limit" in how.note
+    monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 0)
+    how = cohort_module.plan(tmp_path, 3, [])
+    assert how.workers == 3 and [o[0].rsplit("=", 1)[1] for o in how.slot_options] == \
+        [str(SLOT_UID_BASE + k) for k in range(3)]
+
+
+def test_one_process_grades_exactly_one_student():
+    from grader.cohort import command
+    assert "--student=a[*]b" in command(Path("/r"), "a1", "a*b", [])
