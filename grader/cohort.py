@@ -24,7 +24,8 @@ What parallel grading adds, and how it is handled:
   unfinished submission, as it does serially); what was graded stays graded,
   and the same command again finishes the job.
 
-At the end it writes the cohort report (`grader/report.py`).
+At the end it writes the cohort report (`grader/report.py`): the CSV, and the
+HTML page in the instructor's language (`--lang en|es`).
 """
 import glob
 import os
@@ -159,7 +160,8 @@ def remove_unfinished(root, assignment, student):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def grade(root, assignment, workers=None, force=False, options=(), progress=True, report=True):
+def grade(root, assignment, workers=None, force=False, options=(), progress=True, report=True,
+          lang=None):
     """Grade every submission of `assignment`; returns the list of Outcomes."""
     root = Path(root).resolve()
     options = list(options) + (["--force"] if force else [])
@@ -221,8 +223,9 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     for outcome in failed:
         print(for_terminal(f"NOT GRADED {outcome.student}: {outcome.reason}"), file=sys.stderr)
     if report:
-        from grader.report import write
+        from grader.report import write, write_html
         write(root, assignment)
+        write_html(root, assignment, lang)
     return sorted(outcomes, key=lambda o: o.student)
 
 
@@ -273,8 +276,10 @@ def main(argv):
                         help="submissions graded at once (default: the machine's cores)")
     parser.add_argument("--force", action="store_true",
                         help="grade again submissions already graded (nbgrader's --force)")
+    parser.add_argument("--lang", choices=("en", "es"), default=None,
+                        help="the HTML report's language (default: the assignment's)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     arguments, options = parser.parse_known_args(argv)
     outcomes = grade(Path.cwd(), arguments.assignment, arguments.workers, arguments.force,
-                     options, progress=not arguments.no_progress)
+                     options, progress=not arguments.no_progress, lang=arguments.lang)
     return 1 if any(not o.ok for o in outcomes) else 0
