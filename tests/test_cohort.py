@@ -217,3 +217,36 @@ def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_
 def test_one_process_grades_exactly_one_student():
     from grader.cohort import command
     assert "--student=a[*]b" in command(Path("/r"), "a1", "a*b", [])
+
+
+def test_html_report_in_the_instructors_language(graded):
+    from grader.report import write_html
+    _, parallel, _ = graded
+    hostile = parallel.root / "submitted" / "<img src=x onerror=alert(1)>" / "theory03-en"
+    hostile.mkdir(parents=True)  # submitted, never graded: a row with a note
+    try:
+        page = write_html(parallel.root, "theory03-en", "es").read_text()
+    finally:
+        hostile.rmdir()
+        hostile.parent.rmdir()
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "Distribución de las notas" in page and "data:image/png;base64," in page
+    assert "4 de 5 entregas calificadas; nota media 7.0 de 10." in page
+    # forward: the honest work and the fork bomb pass; the wrong and the hard-coded answers fail
+    row = page.split("<td>theory03-forward</td>")[1].split("</tr>")[0]
+    assert "2/4 (50%)" in row and "<li>1 × <code>" in row and "expected" in row
+    assert "3/4 (75%)" in page.split("<td>theory03-walk</td>")[1].split("</tr>")[0]
+
+
+def test_demo_runs(grader):
+    done = subprocess.run([sys.executable, "-m", "grader", "demo", "--quick", "--no-progress"],
+                          capture_output=True, text=True, timeout=600, **grader.options())
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = Path(done.stdout.split("demo course in ")[1].split(":")[0])
+    try:
+        assert re.search(r"honest +10/10", done.stdout) and re.search(r"fork-bomb +10/10", done.stdout)
+        assert "where to look" in done.stdout
+        assert (folder / "reports" / "theory03-en.html").exists()
+        assert list((folder / "feedback" / "honest" / "theory03-en").glob("*.html"))
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)])
