@@ -30,6 +30,7 @@ HTML page in the instructor's language (`--lang en|es`).
 import glob
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -80,7 +81,8 @@ def load_config(root, options):
     from traitlets.config import Application
 
     app = Application()
-    app.parse_command_line(list(options))
+    # only nbgrader's --Class.trait=value options say anything about kernels and the database
+    app.parse_command_line([o for o in options if re.fullmatch(r"--[A-Za-z_]\w*\.\w+=.*", o)])
     if (Path(root) / "nbgrader_config.py").exists():
         app.load_config_file("nbgrader_config.py", path=str(root))
     return app.config

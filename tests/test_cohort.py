@@ -250,3 +250,14 @@ def test_demo_runs(grader):
         assert list((folder / "feedback" / "honest" / "theory03-en").glob("*.html"))
     finally:
         subprocess.run(["rm", "-rf", str(folder)])
+
+
+def test_nbgrader_options_reach_the_plan():
+    from grader.cohort import database_options, load_config
+    from authoring.build import ROOT
+    config = load_config(ROOT, ["--force", "--SandboxedKernelManager.process_limit=7", "x"])
+    from grader.sandbox import SandboxedKernelManager
+    manager = SandboxedKernelManager(config=config)
+    assert manager.process_limit == 7 and manager.cpu_seconds == 600  # command line, then the file
+    assert database_options(ROOT, [])[0].endswith("gradebook.db?timeout=600")
+    assert database_options(ROOT, ["--CourseDirectory.db_url=postgresql://h/db"]) == []
