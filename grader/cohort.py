@@ -6,7 +6,10 @@ Stock `nbgrader autograde ASSIGNMENT` grades one submission after another, on
 one core. This runs stock `nbgrader autograde ASSIGNMENT --student ID`, one
 process per submission, N at a time (default: the machine's cores). Each is the
 same nbgrader, with the same configuration, sandbox, limits and reasons, so the
-gradebook rows and the autograded notebooks are what the serial run makes.
+gradebook rows and the autograded notebooks are what the serial run makes. The
+processes are forked from this one after it has imported nbgrader once:
+starting Python and importing nbgrader costs about as much as grading a
+theory03 submission, and a serial run pays it only once.
 What parallel grading adds, and how it is handled:
 
 - The gradebook (SQLite) has concurrent writers: each process waits for the
@@ -130,6 +133,74 @@ def command(root, assignment, student, options):
             f"--student={glob.escape(student)}", f"--CourseDirectory.root={root}", *options]
 
 
+class Forked:
+    """A grading process forked from this one: `argv` run as `python -m nbgrader ...` would
+    run it, without paying again for starting Python and importing nbgrader (seconds per
+    submission, about what grading it costs). A stand-in command (tests) runs as a program."""
+
+    def __init__(self, argv, cwd, log):
+        self.returncode = None
+        sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns
+            code = 1
+            try:
+                # a session of its own: the terminal's Ctrl-C reaches only the parent,
+                # which interrupts each grading process exactly once
+                os.setsid()
+                fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(fd, 1), os.dup2(fd, 2)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                os.chdir(cwd)
+                os.environ.update(environment())
+                if argv[1:3] != ["-m", "nbgrader"]:
+                    os.execv(argv[0], argv)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                sys.argv = ["nbgrader", *argv[3:]]
+                from nbgrader.apps.nbgraderapp import main as nbgrader_main
+                nbgrader_main()
+                code = 0
+            except SystemExit as done:
+                code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+            except BaseException:
+                import traceback
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush(), sys.stderr.flush()
+                os._exit(code)
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("nbgrader", timeout)
+            time.sleep(0.05)
+        return self.returncode
+
+    def send_signal(self, number):
+        if self.poll() is None:
+            os.kill(self.pid, number)
+
+
+def warm_up():
+    """Import, once, what every grading process needs (the children inherit it)."""
+    import nbgrader.apps.nbgraderapp  # noqa: F401
+    import nbgrader.apps.autogradeapp  # noqa: F401
+    import grader.nbgrader_setup  # noqa: F401  (what nbgrader_config.py imports)
+
+
+def launch(argv, root, log):
+    return Forked(argv, root, log)
+
+
 def environment():
     env = dict(os.environ)
     # nbgrader runs `alembic` from PATH: find it beside this interpreter
@@ -165,6 +236,7 @@ def remove_unfinished(root, assignment, student):
 def grade(root, assignment, workers=None, force=False, options=(), progress=True, report=True,
           lang=None):
     """Grade every submission of `assignment`; returns the list of Outcomes."""
+    sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice by a fork
     root = Path(root).resolve()
     options = list(options) + (["--force"] if force else [])
     cohort = students(root, assignment)
@@ -175,6 +247,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
               f"({how.note})", file=sys.stderr)
     base = options + database_options(root, options)
     logs = Path(tempfile.mkdtemp(prefix="course-cohort-logs-"))
+    warm_up()
     bar = _bar(len(cohort), progress)
     queue = [(student, 1) for student in cohort]
     running = {}  # slot -> (process, student, attempt, started, log path)
@@ -185,13 +258,8 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
                 if slot not in running and queue:
                     student, attempt = queue.pop(0)
                     log = logs / f"{len(outcomes)}-{slot}-{attempt}.log"
-                    with open(log, "wb") as stream:
-                        # a session of its own: the terminal's Ctrl-C reaches only this
-                        # process, which interrupts each grading process exactly once
-                        process = subprocess.Popen(
-                            command(root, assignment, student, base + how.options(slot)),
-                            cwd=root, env=environment(), stdin=subprocess.DEVNULL,
-                            stdout=stream, stderr=subprocess.STDOUT, start_new_session=True)
+                    process = launch(command(root, assignment, student, base + how.options(slot)),
+                                     root, log)
                     running[slot] = (process, student, attempt, time.monotonic(), log)
             time.sleep(0.05)
             for slot, (process, student, attempt, started, log) in list(running.items()):
@@ -255,6 +323,7 @@ class _bar:
         self.tqdm = None
         if show:
             from tqdm import tqdm
+            tqdm.monitor_interval = 0  # no thread of its own: grading processes are forked
             self.tqdm = tqdm(total=total, unit="sub", file=sys.stderr, dynamic_ncols=True,
                              desc="grading")
 
