@@ -103,7 +103,7 @@ def main():
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"cohort: {n} theory03-en submissions ({', '.join(MIX)}), {os.cpu_count()} cores, "
-          f"load average before the runs {os.getloadavg()[0]:.2f} now")
+          f"load average (1 min) at the end {os.getloadavg()[0]:.2f}, shared with other work")
     print(f"stock serial nbgrader autograde (unsandboxed): {stock:7.1f} s  ({stock / n:.2f} s each)")
     print(f"our serial nbgrader autograde (sandboxed):     {serial:7.1f} s  ({serial / n:.2f} s each)")
     print(f"our parallel grader grade --workers {arguments.workers}:       {parallel:7.1f} s  "

@@ -31,6 +31,7 @@ At the end it writes the cohort report (`grader/report.py`): the CSV, and the
 HTML page in the instructor's language (`--lang en|es`).
 """
 import glob
+import itertools
 import os
 import pwd
 import re
@@ -250,6 +251,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     warm_up()
     bar = _bar(len(cohort), progress)
     queue = [(student, 1) for student in cohort]
+    launches = itertools.count()
     running = {}  # slot -> (process, student, attempt, started, log path)
     outcomes = []
     try:
@@ -257,7 +259,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
             for slot in range(how.workers):
                 if slot not in running and queue:
                     student, attempt = queue.pop(0)
-                    log = logs / f"{len(outcomes)}-{slot}-{attempt}.log"
+                    log = logs / f"{next(launches)}.log"
                     process = launch(command(root, assignment, student, base + how.options(slot)),
                                      root, log)
                     running[slot] = (process, student, attempt, time.monotonic(), log)
