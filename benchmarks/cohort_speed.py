@@ -29,8 +29,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.cohort import environment  # noqa: E402
-from grader.demo import COHORT, submission  # noqa: E402
+from grader.cohort import environment
+from grader.demo import COHORT, submission
 
 ASSIGNMENT = "theory03-en"
 MIX = ("honest", "wrong", "hard-coded")

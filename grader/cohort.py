@@ -164,7 +164,7 @@ class Forked:
                 code = 0
             except SystemExit as done:
                 code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-            except BaseException:
+            except BaseException:  # noqa: BLE001 (a forked child must never return into the parent)
                 import traceback
                 traceback.print_exc()
             finally:
@@ -193,8 +193,9 @@ class Forked:
 
 def warm_up():
     """Import, once, what every grading process needs (the children inherit it)."""
+    import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
-    import nbgrader.apps.autogradeapp  # noqa: F401
+
     import grader.nbgrader_setup  # noqa: F401  (what nbgrader_config.py imports)
 
 

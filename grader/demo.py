@@ -99,6 +99,7 @@ def make_course(folder, languages, names):
 
 def main(argv):
     import argparse
+
     from grader.cohort import grade
 
     parser = argparse.ArgumentParser(prog="python -m grader demo", description=__doc__,

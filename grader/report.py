@@ -147,6 +147,11 @@ def distribution_png(scores, maximum, lang):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
+         "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top}"
+         "table{border-collapse:collapse}</style></head><body>")
+
+
 def write_html(root, assignment, lang=None):
     """reports/ASSIGNMENT.html beside the CSV: pass rates, the most common failure
     reasons, the score distribution. Every student-controlled text is escaped."""
@@ -162,9 +167,7 @@ def write_html(root, assignment, lang=None):
     image = distribution_png([r["score"] for r in graded], maximum, lang)
     parts = [f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>",
              f"<title>{e(say('cohort_title', lang, assignment=assignment))}</title>",
-             "<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
-             "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top}"
-             "table{border-collapse:collapse}</style></head><body>",
+             STYLE,
              f"<h1>{e(say('cohort_title', lang, assignment=assignment))}</h1>",
              f"<p>{e(say('cohort_summary', lang, graded=len(graded), total=len(rows), mean=mean, max=maximum))}</p>",
              f"<h2>{e(say('cohort_distribution', lang))}</h2>",
