@@ -211,6 +211,35 @@ MESSAGES = {
         "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
               "tareas: {known}",
     },
+    "cohort_title": {
+        "en": "Cohort report: {assignment}",
+        "es": "Informe del grupo: {assignment}",
+    },
+    "cohort_summary": {
+        "en": "{graded} of {total} submissions graded; mean score {mean:.1f} of {max:g}.",
+        "es": "{graded} de {total} entregas calificadas; nota media {mean:.1f} de {max:g}.",
+    },
+    "cohort_distribution": {
+        "en": "Score distribution",
+        "es": "Distribución de las notas",
+    },
+    "cohort_score": {"en": "score", "es": "nota"},
+    "cohort_students": {"en": "students", "es": "estudiantes"},
+    "cohort_questions": {"en": "Per question", "es": "Por pregunta"},
+    "cohort_question": {"en": "question", "es": "pregunta"},
+    "cohort_points": {"en": "points", "es": "puntos"},
+    "cohort_pass_rate": {"en": "full marks", "es": "puntuación completa"},
+    "cohort_failures": {
+        "en": "most common failure reasons (how many; one example)",
+        "es": "motivos de fallo más frecuentes (cuántos; un ejemplo)",
+    },
+    "cohort_per_student": {"en": "Per student", "es": "Por estudiante"},
+    "cohort_student": {"en": "student", "es": "estudiante"},
+    "cohort_note": {"en": "note", "es": "observación"},
+    "cohort_csv": {
+        "en": "Every cell's score and reason: {csv}",
+        "es": "La nota y el motivo de cada celda: {csv}",
+    },
 }
 
 

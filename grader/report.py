@@ -1,14 +1,21 @@
 """The per-cohort report: every submission, every graded cell, a score and a reason.
 
-    python -m grader report ASSIGNMENT   # after `nbgrader autograde ASSIGNMENT`
+    python -m grader report ASSIGNMENT [--lang en|es]   # after `nbgrader autograde ASSIGNMENT`
 
 Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
 ran under, and for each graded cell a score column and a reason column) and
-prints a summary. Every text field is cleaned of control characters and
+prints a summary; beside it, reports/ASSIGNMENT.html in the instructor's
+language (default: the assignment's): per question the pass rate and the most
+common failure reasons, and the score distribution as a plot. Every text field is cleaned of control characters and
 spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
 totals stay in `nbgrader export`.
 """
+import base64
 import csv
+import html
+import io
+import re
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -85,5 +92,105 @@ def write(root, assignment):
                            f"{row['defences']}"))
         for line in failed:
             print("    " + for_terminal(line)[:160])
+    print(f"wrote {path}")
+    return path
+
+
+# ---- the HTML page: what an instructor would rather look at ----
+
+def points_of(root, assignment):
+    release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
+    nb = nbformat.read(release, as_version=4)
+    return {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"].get("points", 0)
+            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"}
+
+
+def shape_of(reason):
+    """A reason with its numbers blanked: the cases are drawn afresh for every
+    submission, so the same mistake reads with other numbers."""
+    return re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "#", reason)
+
+
+def questions(ids, rows, points):
+    """Per graded cell: (grade_id, points, passed, graded, [(count, an example reason)])."""
+    table = []
+    for grade_id in ids:
+        graded = [r for r in rows if not r["note"]]
+        passed = [r for r in graded if r[grade_id] >= points.get(grade_id, 0)]
+        failures = Counter()
+        example = {}
+        for row in graded:
+            if row not in passed:
+                reason = row[f"{grade_id} reason"]
+                failures[shape_of(reason)] += 1
+                example.setdefault(shape_of(reason), reason)
+        table.append((grade_id, points.get(grade_id, 0), len(passed), len(graded),
+                      [(n, example[shape]) for shape, n in failures.most_common(3)]))
+    return table
+
+
+def distribution_png(scores, maximum, lang):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(figsize=(6, 3), dpi=100)
+    bins = [x - 0.5 for x in range(int(maximum) + 2)]
+    axes.hist(scores, bins=bins, color="#4477aa", edgecolor="white")
+    axes.set_xlabel(say("cohort_score", lang))
+    axes.set_ylabel(say("cohort_students", lang))
+    axes.set_title(say("cohort_distribution", lang))
+    axes.yaxis.get_major_locator().set_params(integer=True)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
+         "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top}"
+         "table{border-collapse:collapse}</style></head><body>")
+
+
+def write_html(root, assignment, lang=None):
+    """reports/ASSIGNMENT.html beside the CSV: pass rates, the most common failure
+    reasons, the score distribution. Every student-controlled text is escaped."""
+    ids, rows = cohort(root, assignment)
+    points = points_of(root, assignment)
+    if lang not in ("en", "es"):
+        release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
+        lang = nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
+    e = html.escape
+    graded = [r for r in rows if not r["note"]]
+    maximum = sum(points.values())
+    mean = sum(r["score"] for r in graded) / len(graded) if graded else 0.0
+    image = distribution_png([r["score"] for r in graded], maximum, lang)
+    parts = [f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>",
+             f"<title>{e(say('cohort_title', lang, assignment=assignment))}</title>",
+             STYLE,
+             f"<h1>{e(say('cohort_title', lang, assignment=assignment))}</h1>",
+             f"<p>{e(say('cohort_summary', lang, graded=len(graded), total=len(rows), mean=mean, max=maximum))}</p>",
+             f"<h2>{e(say('cohort_distribution', lang))}</h2>",
+             f"<img alt='{e(say('cohort_distribution', lang))}' src='data:image/png;base64,{image}'>",
+             f"<h2>{e(say('cohort_questions', lang))}</h2><table><tr>"
+             + "".join(f"<th>{e(say(k, lang))}</th>" for k in
+                       ("cohort_question", "cohort_points", "cohort_pass_rate", "cohort_failures"))
+             + "</tr>"]
+    for grade_id, worth, passed, count, failures in questions(ids, rows, points):
+        rate = f"{passed}/{count} ({100 * passed / count:.0f}%)" if count else "–"
+        reasons = "".join(f"<li>{n} × <code>{e(reason)}</code></li>" for n, reason in failures)
+        parts.append(f"<tr><td>{e(grade_id)}</td><td>{worth:g}</td><td>{e(rate)}</td>"
+                     f"<td><ul>{reasons}</ul></td></tr>")
+    parts.append(f"</table><h2>{e(say('cohort_per_student', lang))}</h2><table><tr>"
+                 + "".join(f"<th>{e(say(k, lang))}</th>" for k in
+                           ("cohort_student", "cohort_score", "cohort_note")) + "</tr>")
+    for row in rows:
+        parts.append(f"<tr><td>{e(row['student'])}</td><td>{row['score']:g}/{row['max_score']:g}"
+                     f"</td><td>{e(row['note'])}</td></tr>")
+    parts.append(f"</table><p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p></body></html>")
+    folder = Path(root) / "reports"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{assignment}.html"
+    path.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {path}")
     return path

@@ -157,7 +157,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     def defences(self):
         """What protects the machine from this kernel, in a few words (for reports)."""
         return describe_defences(self.sandbox, getattr(self, "_group", None),
-                                 getattr(self, "_no_group", "cgroups turned off"))
+                                 getattr(self, "_no_group", "cgroups turned off"), self.uid)
 
     # whether the kernel was killed for its memory: read before the group goes
     was_out_of_memory = False
@@ -179,10 +179,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.release_sandbox()
 
 
-def describe_defences(sandbox, group, why_no_group):
+def describe_defences(sandbox, group, why_no_group, uid=65534):
     if not sandbox:
         return "unsandboxed"
-    words = ["bubblewrap", "as nobody" if os.geteuid() == 0 else "in a user namespace"]
+    user = "nobody" if uid == 65534 else f"user id {uid}"  # grader/cohort.py: one per worker
+    words = ["bubblewrap", f"as {user}" if os.geteuid() == 0 else "in a user namespace"]
     if group is not None:
         words.append(f"cgroup v{group.version} for memory and processes")
     else:
@@ -207,7 +208,8 @@ def announce_defences(**_):
         group, why = (KernelGroup.create(manager.memory_limit, manager.process_limit,
                                          manager.cgroup_parent)
                       if manager.use_cgroup else (None, "cgroups turned off"))
-        app.log.warning("Grading defences: %s", describe_defences(manager.sandbox, group, why))
+        app.log.warning("Grading defences: %s", describe_defences(manager.sandbox, group, why,
+                                                                 manager.uid))
         if group is not None:
             group.remove()
         _announced.append(True)

@@ -1,0 +1,118 @@
+"""How fast a cohort is graded: a benchmark that prints its figures (not a test).
+
+    python benchmarks/cohort_speed.py [--students 20] [--workers N]
+
+In one temporary course copy, the same cohort of theory03-en submissions
+(honest, wrong and hard-coded answers, in turns) is graded three ways, each
+from scratch (`--force`):
+
+1. stock serial `nbgrader autograde`, stock configuration (nbgrader's own
+   Execute, no sandbox, no limits): the baseline;
+2. our serial `nbgrader autograde` (the course's configuration: sandboxed);
+3. our parallel `python -m grader grade --workers N`.
+
+It prints the parallel-vs-stock ratio, the sandbox's overhead per submission
+(2 vs 1), and the floor: starting a kernel and running the notebook's imports,
+per submission, measured apart. A warm-up grading comes first, so that no run
+pays for cold caches alone.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from grader.cohort import environment
+from grader.demo import COHORT, submission
+
+ASSIGNMENT = "theory03-en"
+MIX = ("honest", "wrong", "hard-coded")
+STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
+
+
+def nbgrader(root, *arguments):
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "nbgrader", *arguments, f"--CourseDirectory.root={root}",
+                    "--log-level=ERROR"], cwd=root, env=environment(), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - started
+
+
+def make_course(folder, students):
+    for name in ("notebooks", "source", "release"):
+        shutil.copytree(ROOT / name, folder / name)
+    shutil.copy(ROOT / "nbgrader_config.py", folder)
+    nbgrader(folder, "generate_assignment", ASSIGNMENT, "--force")
+    for k in range(students):
+        kind = MIX[k % len(MIX)]
+        path = folder / "submitted" / f"s{k:03d}-{kind}" / ASSIGNMENT / "theory03.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(submission(folder, ASSIGNMENT, *COHORT[kind]), path)
+
+
+def floor(folder, repeats=5):
+    """Seconds to start a kernel and run the notebook's imports (its first code cell)."""
+    from jupyter_client.manager import start_new_kernel
+    nb = nbformat.read(folder / "release" / ASSIGNMENT / "theory03.ipynb", 4)
+    imports = next(c.source for c in nb.cells if c.cell_type == "code")
+    times = []
+    for _ in range(repeats):
+        started = time.monotonic()
+        km, kc = start_new_kernel(kernel_name="python3", cwd=str(folder))
+        try:
+            reply = kc.execute_interactive(imports, timeout=120)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            times.append(time.monotonic() - started)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+    return sum(times) / len(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=os.cpu_count())
+    arguments = parser.parse_args()
+    n = arguments.students
+    folder = Path(tempfile.mkdtemp(prefix="course-bench-"))
+    try:
+        make_course(folder, n)
+        ours_config = (folder / "nbgrader_config.py").read_text()
+        nbgrader(folder, "autograde", ASSIGNMENT, "--student=s000-honest", "--force")  # warm-up
+
+        (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
+        stock = nbgrader(folder, "autograde", ASSIGNMENT, "--force")
+        (folder / "nbgrader_config.py").write_text(ours_config)
+        serial = nbgrader(folder, "autograde", ASSIGNMENT, "--force")
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "grader", "grade", ASSIGNMENT, "--force",
+                        f"--workers={arguments.workers}", "--no-progress"], cwd=folder,
+                       env=environment(), check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        parallel = time.monotonic() - started
+        base = floor(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"cohort: {n} theory03-en submissions ({', '.join(MIX)}), {os.cpu_count()} cores, "
+          f"load average (1 min) at the end {os.getloadavg()[0]:.2f}, shared with other work")
+    print(f"stock serial nbgrader autograde (unsandboxed): {stock:7.1f} s  ({stock / n:.2f} s each)")
+    print(f"our serial nbgrader autograde (sandboxed):     {serial:7.1f} s  ({serial / n:.2f} s each)")
+    print(f"our parallel grader grade --workers {arguments.workers}:       {parallel:7.1f} s  "
+          f"({parallel / n:.2f} s each)")
+    print(f"parallel vs stock serial: {stock / parallel:.2f}x faster")
+    print(f"sandbox overhead, serial: {(serial - stock) / n:+.2f} s per submission "
+          f"({100 * (serial - stock) / stock:+.0f}%)")
+    print(f"floor (kernel start + the notebook's imports): {base:.2f} s per submission")
+
+
+if __name__ == "__main__":
+    main()

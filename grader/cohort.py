@@ -1,0 +1,359 @@
+"""Grade a whole cohort at once, in parallel on this machine.
+
+    python -m grader grade ASSIGNMENT [--workers N] [--force] [nbgrader options...]
+
+Stock `nbgrader autograde ASSIGNMENT` grades one submission after another, on
+one core. This runs stock `nbgrader autograde ASSIGNMENT --student ID`, one
+process per submission, N at a time (default: the machine's cores). Each is the
+same nbgrader, with the same configuration, sandbox, limits and reasons, so the
+gradebook rows and the autograded notebooks are what the serial run makes. The
+processes are forked from this one after it has imported nbgrader once:
+starting Python and importing nbgrader costs about as much as grading a
+theory03 submission, and a serial run pays it only once.
+What parallel grading adds, and how it is handled:
+
+- The gradebook (SQLite) has concurrent writers: each process waits for the
+  lock (a long busy timeout in the database URL), and a submission whose
+  process still failed on a locked database is graded again.
+- Concurrent kernels must not share a limit. Each kernel gets a cgroup of its
+  own where one can be made; otherwise the process limit is an rlimit counted
+  per user, so, run as root, each worker slot's kernels run as a user id of
+  their own; run as an ordinary user without cgroups, there is no way to
+  separate them and the cohort is graded one submission at a time (it says so).
+- A grading process that dies (killed, out of memory) leaves nothing
+  half-written: its autograded folder is removed and the submission is
+  reported with a reason; running the command again grades it.
+- Ctrl-C: each running process is interrupted once (nbgrader then removes its
+  unfinished submission, as it does serially); what was graded stays graded,
+  and the same command again finishes the job.
+
+At the end it writes the cohort report (`grader/report.py`): the CSV, and the
+HTML page in the instructor's language (`--lang en|es`).
+"""
+import glob
+import itertools
+import os
+import pwd
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.inert import for_terminal
+
+DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
+LOCK_RETRIES = 3  # extra attempts for a submission whose process met a locked gradebook
+INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
+# run as root without cgroups: worker slot k's kernels run as SLOT_UID_BASE + k
+# (unused ids: nothing else on the machine counts against their process limit)
+SLOT_UID_BASE = 1_900_000_000
+
+
+@dataclass
+class Outcome:
+    student: str
+    ok: bool
+    reason: str = ""
+    seconds: float = 0.0
+    attempts: int = 1
+
+
+@dataclass
+class Plan:
+    """How the cohort is run: how many at once, and each slot's extra options."""
+    workers: int
+    slot_options: list = field(default_factory=list)
+    note: str = ""
+
+    def options(self, slot):
+        return self.slot_options[slot] if self.slot_options else []
+
+
+def students(root, assignment):
+    """The students with a submission, as stock nbgrader finds them (hidden folders skipped)."""
+    pattern = os.path.join(glob.escape(str(root)), "submitted", "*", glob.escape(assignment))
+    return sorted(Path(path).parent.name for path in glob.glob(pattern) if os.path.isdir(path))
+
+
+def load_config(root, options):
+    """The configuration nbgrader will use: nbgrader_config.py, then command-line options."""
+    from traitlets.config import Application
+
+    app = Application()
+    # only nbgrader's --Class.trait=value options say anything about kernels and the database
+    app.parse_command_line([o for o in options if re.fullmatch(r"--[A-Za-z_]\w*\.\w+=.*", o)])
+    if (Path(root) / "nbgrader_config.py").exists():
+        app.load_config_file("nbgrader_config.py", path=str(root))
+    return app.config
+
+
+def plan(root, workers, options):
+    """Decide how kernels graded at the same moment are kept apart (see the module's docstring)."""
+    from grader.cgroups import KernelGroup
+    from grader.sandbox import SandboxedKernelManager
+
+    if workers <= 1:
+        return Plan(1)
+    manager = SandboxedKernelManager(config=load_config(root, options))
+    if not manager.sandbox:
+        return Plan(workers, note="unsandboxed: kernels have no limits to share")
+    group, why = (KernelGroup.create(manager.memory_limit, manager.process_limit,
+                                     manager.cgroup_parent)
+                  if manager.use_cgroup else (None, "cgroups turned off"))
+    if group is not None:
+        group.remove()
+        return Plan(workers, note="each kernel in a cgroup of its own")
+    if os.geteuid() == 0:
+        uids = [SLOT_UID_BASE + slot for slot in range(workers)]
+        if any(_uid_in_use(uid) for uid in uids):
+            raise SystemExit(f"user ids {uids[0]}..{uids[-1]} are in use on this machine; "
+                             "grader.cohort.SLOT_UID_BASE must name unused ones")
+        return Plan(workers, [[f"--SandboxedKernelManager.uid={uid}"] for uid in uids],
+                    note=f"no cgroup ({why}): each worker's kernels run as a user of their own")
+    return Plan(1, note=f"no cgroup ({why}) and not root: concurrent kernels would share one "
+                        "process limit (counted per user), so submissions are graded one at a "
+                        "time. Delegate a cgroup to this user (see README) to grade in parallel.")
+
+
+def _uid_in_use(uid):
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+def command(root, assignment, student, options):
+    # --student is a glob in nbgrader: escape it, so one process grades exactly one student
+    return [sys.executable, "-m", "nbgrader", "autograde", assignment,
+            f"--student={glob.escape(student)}", f"--CourseDirectory.root={root}", *options]
+
+
+class Forked:
+    """A grading process forked from this one: `argv` run as `python -m nbgrader ...` would
+    run it, without paying again for starting Python and importing nbgrader (seconds per
+    submission, about what grading it costs). A stand-in command (tests) runs as a program."""
+
+    def __init__(self, argv, cwd, log):
+        self.returncode = None
+        sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns
+            code = 1
+            try:
+                # a session of its own: the terminal's Ctrl-C reaches only the parent,
+                # which interrupts each grading process exactly once
+                os.setsid()
+                fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(fd, 1), os.dup2(fd, 2)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                os.chdir(cwd)
+                os.environ.update(environment())
+                if argv[1:3] != ["-m", "nbgrader"]:
+                    os.execv(argv[0], argv)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                sys.argv = ["nbgrader", *argv[3:]]
+                from nbgrader.apps.nbgraderapp import main as nbgrader_main
+                nbgrader_main()
+                code = 0
+            except SystemExit as done:
+                code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+            except BaseException:  # noqa: BLE001 (a forked child must never return into the parent)
+                import traceback
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush(), sys.stderr.flush()
+                os._exit(code)
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("nbgrader", timeout)
+            time.sleep(0.05)
+        return self.returncode
+
+    def send_signal(self, number):
+        if self.poll() is None:
+            os.kill(self.pid, number)
+
+
+def warm_up():
+    """Import, once, what every grading process needs (the children inherit it)."""
+    import nbgrader.apps.autogradeapp
+    import nbgrader.apps.nbgraderapp  # noqa: F401
+
+    import grader.nbgrader_setup  # noqa: F401  (what nbgrader_config.py imports)
+
+
+def launch(argv, root, log):
+    return Forked(argv, root, log)
+
+
+def environment():
+    env = dict(os.environ)
+    # nbgrader runs `alembic` from PATH: find it beside this interpreter
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
+    return env
+
+
+def database_options(root, options):
+    """A busy timeout for the SQLite gradebook nbgrader would use anyway."""
+    config = load_config(root, options)
+    if "db_url" in config.get("CourseDirectory", {}):
+        return []  # the instructor's own database: theirs to configure
+    path = os.path.abspath(os.path.join(root, "gradebook.db"))
+    return [f"--CourseDirectory.db_url=sqlite:///{path}?timeout={DB_TIMEOUT}"]
+
+
+def failure_reason(returncode, log):
+    if returncode < 0:
+        return f"grading process killed by signal {-returncode} ({signal.Signals(-returncode).name})"
+    errors = [line for line in log.splitlines() if "| ERROR]" in line or "Error" in line]
+    last = errors[-1] if errors else (log.strip().splitlines() or ["(no output)"])[-1]
+    return f"nbgrader exited with status {returncode}: {last.strip()[:300]}"
+
+
+def remove_unfinished(root, assignment, student):
+    """A grading process that died may have left a half-made autograded folder; nbgrader
+    would skip it next time. Remove it: the submission is then graded on the next run."""
+    folder = Path(root) / "autograded" / student / assignment
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def grade(root, assignment, workers=None, force=False, options=(), progress=True, report=True,
+          lang=None):
+    """Grade every submission of `assignment`; returns the list of Outcomes."""
+    sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice by a fork
+    root = Path(root).resolve()
+    options = list(options) + (["--force"] if force else [])
+    cohort = students(root, assignment)
+    wanted = workers or os.cpu_count() or 1
+    how = plan(root, min(wanted, max(1, len(cohort))), options)
+    if how.note:
+        print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
+              f"({how.note})", file=sys.stderr)
+    base = options + database_options(root, options)
+    logs = Path(tempfile.mkdtemp(prefix="course-cohort-logs-"))
+    warm_up()
+    bar = _bar(len(cohort), progress)
+    queue = [(student, 1) for student in cohort]
+    launches = itertools.count()
+    running = {}  # slot -> (process, student, attempt, started, log path)
+    outcomes = []
+    try:
+        while queue or running:
+            for slot in range(how.workers):
+                if slot not in running and queue:
+                    student, attempt = queue.pop(0)
+                    log = logs / f"{next(launches)}.log"
+                    process = launch(command(root, assignment, student, base + how.options(slot)),
+                                     root, log)
+                    running[slot] = (process, student, attempt, time.monotonic(), log)
+            time.sleep(0.05)
+            for slot, (process, student, attempt, started, log) in list(running.items()):
+                if process.poll() is None:
+                    continue
+                del running[slot]
+                text = log.read_text(errors="replace")
+                if process.returncode == 0:
+                    outcome = Outcome(student, True, "", time.monotonic() - started, attempt)
+                elif "database is locked" in text and attempt <= LOCK_RETRIES:
+                    remove_unfinished(root, assignment, student)
+                    queue.append((student, attempt + 1))
+                    continue
+                else:
+                    remove_unfinished(root, assignment, student)
+                    outcome = Outcome(student, False, failure_reason(process.returncode, text),
+                                      time.monotonic() - started, attempt)
+                outcomes.append(outcome)
+                bar.done(outcome)
+    except KeyboardInterrupt:
+        _interrupt(root, assignment, running, outcomes)
+        bar.close()
+        left = len(cohort) - sum(o.ok for o in outcomes)
+        print(f"\ninterrupted: {sum(o.ok for o in outcomes)} graded, {left} not; "
+              "run the same command again to finish", file=sys.stderr)
+        raise SystemExit(130)
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
+    bar.close()
+    failed = [o for o in outcomes if not o.ok]
+    for outcome in failed:
+        print(for_terminal(f"NOT GRADED {outcome.student}: {outcome.reason}"), file=sys.stderr)
+    if report:
+        from grader.report import write, write_html
+        write(root, assignment)
+        write_html(root, assignment, lang)
+    return sorted(outcomes, key=lambda o: o.student)
+
+
+def _interrupt(root, assignment, running, outcomes):
+    for process, *_ in running.values():
+        process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + INTERRUPT_GRACE
+    for process, student, attempt, started, log in running.values():
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        if process.returncode != 0:
+            remove_unfinished(root, assignment, student)
+        outcomes.append(Outcome(student, process.returncode == 0,
+                                "" if process.returncode == 0 else "interrupted"))
+
+
+class _bar:
+    """A progress bar: submissions done, failed, rate and time left (tqdm's)."""
+
+    def __init__(self, total, show):
+        self.failed = 0
+        self.tqdm = None
+        if show:
+            from tqdm import tqdm
+            tqdm.monitor_interval = 0  # no thread of its own: grading processes are forked
+            self.tqdm = tqdm(total=total, unit="sub", file=sys.stderr, dynamic_ncols=True,
+                             desc="grading")
+
+    def done(self, outcome):
+        self.failed += not outcome.ok
+        if self.tqdm is not None:
+            self.tqdm.set_postfix(failed=self.failed, refresh=False)
+            self.tqdm.update(1)
+
+    def close(self):
+        if self.tqdm is not None:
+            self.tqdm.close()
+
+
+def main(argv):
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m grader grade", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("assignment")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="submissions graded at once (default: the machine's cores)")
+    parser.add_argument("--force", action="store_true",
+                        help="grade again submissions already graded (nbgrader's --force)")
+    parser.add_argument("--lang", choices=("en", "es"), default=None,
+                        help="the HTML report's language (default: the assignment's)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    arguments, options = parser.parse_known_args(argv)
+    outcomes = grade(Path.cwd(), arguments.assignment, arguments.workers, arguments.force,
+                     options, progress=not arguments.no_progress, lang=arguments.lang)
+    return 1 if any(not o.ok for o in outcomes) else 0

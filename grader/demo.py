@@ -1,0 +1,133 @@
+"""The main job in one command: a demo cohort, graded in parallel.
+
+    python -m grader demo [--quick] [--workers N] [--lang en|es]
+
+Copies the course into a new temporary folder, releases theory03 in both
+languages, and submits a small cohort to each: honest work, a wrong answer,
+hard-coded answers that pass every visible test, and two hostile notebooks (a
+fork bomb; a notebook that tries to read the answer key and the gradebook and
+to switch off the checks). It grades them in parallel (`grader/cohort.py`),
+writes the students' feedback and the cohort report, prints a summary and
+where to look. `--quick`: English only, honest work and the fork bomb.
+"""
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+UNIT = "theory03"
+
+WRONG = {"theory03-forward-answer":
+         "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
+HARD_CODED = {
+    "theory03-forward-answer": "def forward(a, b, c):\n    return 6, 10, -2, -20",
+    "theory03-gradients-answer": "def gradients(a, b, c):\n    return 4, -4, -12",
+    "theory03-central-answer": "def central_difference(f, x, eps=1e-5):\n    return 4.0",
+    "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
+                            "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
+}
+FORK_BOMB = '''import os, time
+children = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        children += 1
+except OSError as error:
+    print("fork refused after", children, "children:", error)
+'''
+SNOOP = '''import glob, builtins, math
+import course.student
+for pattern in ("{root}/gradebook.db", "{root}/source/*/*.ipynb", "../*/*/*.ipynb"):
+    print(pattern, "->", glob.glob(pattern)[:3])
+builtins.abs = lambda x: 0
+math.isclose = lambda *a, **k: True
+course.student.expect_close = lambda *a, **k: None
+'''
+# name: (answers replaced, an extra cell after the setup cell)
+COHORT = {
+    "honest": ({}, None),
+    "wrong": (WRONG, None),
+    "hard-coded": (HARD_CODED, None),
+    "fork-bomb": ({}, FORK_BOMB),
+    "snoop": (HARD_CODED, SNOOP),
+}
+QUICK = ("honest", "fork-bomb")
+
+
+def nbgrader(root, *arguments):
+    from grader.cohort import environment
+    return subprocess.run([sys.executable, "-m", "nbgrader", *arguments,
+                           f"--CourseDirectory.root={root}", "--log-level=WARN"],
+                          cwd=root, env=environment(), check=True, capture_output=True, text=True)
+
+
+def submission(root, assignment, answers, extra=None):
+    """The release, answered with the instructor's solution except for `answers`."""
+    release = nbformat.read(root / "release" / assignment / f"{UNIT}.ipynb", 4)
+    source = nbformat.read(root / "source" / assignment / f"{UNIT}.ipynb", 4)
+    solution = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+                if c.metadata.get("nbgrader", {}).get("solution")}
+    solution.update(answers)
+    for cell in release.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in solution:
+            cell.source = solution[grade_id]
+    if extra:
+        release.cells.insert(4, nbformat.v4.new_code_cell(extra.replace("{root}", str(root))))
+    return release
+
+
+def make_course(folder, languages, names):
+    for name in ("notebooks", "source", "release"):
+        shutil.copytree(ROOT / name, folder / name)
+    shutil.copy(ROOT / "nbgrader_config.py", folder)
+    assignments = [f"{UNIT}-{lang}" for lang in languages]
+    for assignment in assignments:
+        nbgrader(folder, "generate_assignment", assignment, "--force")
+        for name in names:
+            path = folder / "submitted" / name / assignment / f"{UNIT}.ipynb"
+            path.parent.mkdir(parents=True)
+            nbformat.write(submission(folder, assignment, *COHORT[name]), path)
+    return assignments
+
+
+def main(argv):
+    import argparse
+
+    from grader.cohort import grade
+
+    parser = argparse.ArgumentParser(prog="python -m grader demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="English only, two submissions")
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--lang", choices=("en", "es"), default=None,
+                        help="the language of the HTML reports (default: each assignment's)")
+    parser.add_argument("--no-progress", action="store_true")
+    arguments = parser.parse_args(argv)
+    folder = Path(tempfile.mkdtemp(prefix="course-demo-"))
+    names = QUICK if arguments.quick else tuple(COHORT)
+    languages = ("en",) if arguments.quick else ("en", "es")
+    print(f"demo course in {folder}: theory03 in {', '.join(languages)}, "
+          f"students {', '.join(names)}")
+    assignments = make_course(folder, languages, names)
+    pages = []
+    for assignment in assignments:
+        print(f"\n== {assignment}")
+        grade(folder, assignment, arguments.workers, progress=not arguments.no_progress,
+              lang=arguments.lang)
+        nbgrader(folder, "generate_feedback", assignment)
+        pages.append(folder / "reports" / f"{assignment}.html")
+    print("\nwhere to look:")
+    print(f"  reports (CSV, and HTML with plots): {folder / 'reports'}")
+    for page in pages:
+        print(f"    {page}")
+    print(f"  graded notebooks:  {folder / 'autograded'}/STUDENT/ASSIGNMENT/")
+    print(f"  students' feedback (HTML): {folder / 'feedback'}/STUDENT/ASSIGNMENT/")
+    print(f"  gradebook: {folder / 'gradebook.db'}   (nbgrader export, formgrader)")
+    return 0

@@ -1,0 +1,264 @@
+"""`python -m grader grade`: a cohort graded in parallel gets what serial stock
+`nbgrader autograde` gives it, and a fork bomb graded beside honest work does
+not take its neighbour's processes.
+
+One small cohort (fork bomb, honest, wrong, hard-coded in English; fork bomb,
+honest, hard-coded in Spanish) is graded twice, in two course copies: serially
+by stock nbgrader, and in parallel by the command, two at a time. The English
+run is the tests' ordinary user with a cgroup per kernel; the Spanish one is
+root without cgroups, where the process limit is an rlimit counted per user and
+each worker's kernels get a user of their own.
+"""
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Course, course_folder, fill, graded_cells, verdict_text
+from corpus.cases import FORK_BOMB, HARD, cell
+
+from grader.cohort import SLOT_UID_BASE
+from grader.sandbox import sandbox_available
+
+pytestmark = pytest.mark.skipif(not sandbox_available(),
+                                reason="bubblewrap is not installed: grading runs sandboxed")
+
+ASSIGNMENTS = ("theory03-en", "theory03-es")
+WRONG = {"theory03-forward-answer":
+         "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
+# the hostile corpus's limits (tests/test_hostile.py): the fork bomb meets 128 processes
+LIMITS = ["--Execute.timeout=5", "--GradingExecute.notebook_timeout=40",
+          f"--SandboxedKernelManager.memory_limit={1024 ** 3}",
+          "--SandboxedKernelManager.process_limit=128"]
+
+
+EXPECTED = {"a-fork-bomb": 10, "a-honest": 10, "b-wrong": 8, "c-hard-coded": 0}
+# how each language's parallel run is made (see the docstring)
+AS_ROOT = {"theory03-en": False, "theory03-es": True}
+NO_CGROUP = ["--SandboxedKernelManager.use_cgroup=False"]
+
+
+def cohort(course, assignment):
+    """name -> notebook. Sorted names put the fork bomb and honest work side by side."""
+    bomb = course.solved(assignment)
+    bomb.cells.insert(4, cell(FORK_BOMB))
+    names = {"a-fork-bomb": bomb, "a-honest": course.solved(assignment),
+             "b-wrong": fill(course.solved(assignment), WRONG),
+             "c-hard-coded": fill(course.solved(assignment), HARD)}
+    if assignment == "theory03-es":
+        del names["b-wrong"]  # each graded notebook costs seconds on 2 cores
+    return names
+
+
+def make_course(grader):
+    course = Course(course_folder(), grader)
+    for assignment in ASSIGNMENTS:
+        assert course.nbgrader("generate_assignment", assignment, "--force").returncode == 0
+        for name, nb in cohort(course, assignment).items():
+            course.submit(name, assignment, nb)
+    return course
+
+
+def grade_command(course, assignment, *options, user=True):
+    run_as = course.grader.options() if user else {}
+    return subprocess.run([sys.executable, "-m", "grader", "grade", assignment, "--no-progress",
+                           *options, *LIMITS],
+                          check=False, cwd=course.root, capture_output=True, text=True, **run_as)
+
+
+def results(course, assignment):
+    """student -> {grade_id: (score, reason with its numbers blanked)}: the inputs are drawn
+    afresh from each run's seed, the rest of a reason must be the same."""
+    found = {}
+    for name in cohort(course, assignment):
+        scores = course.cell_scores(assignment, name)
+        cells = graded_cells(course.autograded(assignment, name))
+        found[name] = {gid: (scores[gid], re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#",
+                                                  verdict_text(c)))
+                       for gid, c in cells.items()}
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(grader):
+    serial, parallel = make_course(grader), make_course(grader)
+    for assignment in ASSIGNMENTS:
+        done = serial.nbgrader("autograde", assignment, *LIMITS, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+    runs = {a: grade_command(parallel, a, "--workers=2",
+                             *(NO_CGROUP if AS_ROOT[a] else parallel.grader.arguments()),
+                             user=not AS_ROOT[a])
+            for a in ASSIGNMENTS}
+    yield serial, parallel, runs
+    for course in (serial, parallel):
+        subprocess.run(["rm", "-rf", str(course.root)], check=False)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_parallel_gives_what_serial_nbgrader_gives(graded, assignment):
+    serial, parallel, runs = graded
+    assert runs[assignment].returncode == 0, runs[assignment].stderr[-3000:]
+    assert "2 at a time" in runs[assignment].stderr
+    expected, got = results(serial, assignment), results(parallel, assignment)
+    assert got == expected
+    totals = {name: parallel.score(assignment, name) for name in expected}
+    assert totals == {name: EXPECTED[name] for name in expected}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_fork_bomb_beside_honest_work(graded, assignment):
+    _, parallel, runs = graded
+    nb = parallel.autograded(assignment, "a-fork-bomb")
+    outputs = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "fork refused after" in outputs
+    for c in graded_cells(parallel.autograded(assignment, "a-honest")).values():
+        assert verdict_text(c).startswith("✔"), verdict_text(c)
+    defences = {parallel.autograded(assignment, name).metadata["course"]["grading"]["defences"]
+                for name in ("a-fork-bomb", "a-honest")}
+    if AS_ROOT[assignment]:  # graded at the same moment, each as a user of its own
+        assert "a user of their own" in runs[assignment].stderr
+        assert {d.split("as user id ")[1].split(",")[0] for d in defences} == \
+            {str(SLOT_UID_BASE), str(SLOT_UID_BASE + 1)}
+        assert all("rlimits only" in d for d in defences)
+    else:
+        assert all("cgroup v" in d for d in defences), defences
+
+
+def test_report_written(graded):
+    _, parallel, runs = graded
+    csv = (parallel.root / "reports" / "theory03-es.csv").read_text()
+    assert "a-honest" in csv and "c-hard-coded" in csv
+    assert "wrote" in runs["theory03-es"].stdout
+
+
+# ---- the run's own bookkeeping, with stand-ins for nbgrader (no kernels: cheap) ----
+
+def stand_in(script):
+    """A grading process that runs `script` (with `folder`, `student` and `tries` set)."""
+    def make(root, assignment, student, options):
+        folder = root / "autograded" / student / assignment
+        return [sys.executable, "-c", f"import os, pathlib, signal, sys, time\n"
+                f"folder = pathlib.Path({str(folder)!r}); student = {student!r}\n"
+                f"tries = pathlib.Path({str(root)!r}) / (student + '.tries')\n" + script]
+    return make
+
+
+STAND_IN = '''
+tries.write_text(tries.read_text() + "x" if tries.exists() else "x")
+folder.mkdir(parents=True, exist_ok=True)
+(folder / "half-written").write_text("")
+if student == "dies":
+    os.kill(os.getpid(), signal.SIGKILL)
+if student == "locked" and len(tries.read_text()) < 2:
+    print("sqlite3.OperationalError: database is locked"); sys.exit(1)
+if student == "sleeps":
+    signal.signal(signal.SIGINT, lambda *a: (tries.write_text("interrupted"), sys.exit(1)))
+    time.sleep(60)
+'''
+
+
+@pytest.fixture
+def stand_in_course(tmp_path, monkeypatch):
+    import grader.cohort as cohort_module
+    monkeypatch.setattr(cohort_module, "command", stand_in(STAND_IN))
+    monkeypatch.setattr(cohort_module, "plan", lambda root, workers, options: cohort_module.Plan(workers))
+    for student in ("dies", "fine", "locked"):
+        (tmp_path / "submitted" / student / "a1").mkdir(parents=True)
+    return tmp_path, cohort_module
+
+
+def test_a_dead_process_is_reported_and_leaves_nothing_half_written(stand_in_course):
+    root, cohort_module = stand_in_course
+    outcomes = {o.student: o for o in cohort_module.grade(root, "a1", workers=2, progress=False,
+                                                           report=False)}
+    assert not outcomes["dies"].ok and "killed by signal 9 (SIGKILL)" in outcomes["dies"].reason
+    assert not (root / "autograded" / "dies" / "a1").exists()  # the next run grades it
+    assert outcomes["fine"].ok and (root / "autograded" / "fine" / "a1").exists()
+    # a locked gradebook: graded again, and then it went through
+    assert outcomes["locked"].ok and outcomes["locked"].attempts == 2
+
+
+def test_ctrl_c_interrupts_each_process_once(tmp_path):
+    (tmp_path / "submitted" / "sleeps" / "a1").mkdir(parents=True)
+    script = (f"import grader.cohort as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              "from test_cohort import stand_in, STAND_IN\n"
+              "c.command = stand_in(STAND_IN)\nc.plan = lambda r, w, o: c.Plan(w)\n"
+              f"c.grade({str(tmp_path)!r}, 'a1', workers=1, progress=False, report=False)")
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    tries = tmp_path / "sleeps.tries"
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "autograded" / "sleeps" / "a1").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    parent.send_signal(signal.SIGINT)
+    _, err = parent.communicate(timeout=60)
+    assert parent.returncode == 130, err
+    assert "interrupted: 0 graded, 1 not; run the same command again" in err
+    assert tries.read_text() == "interrupted"
+    assert not (tmp_path / "autograded" / "sleeps" / "a1").exists()
+
+
+def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_path):
+    import grader.cgroups
+    import grader.cohort as cohort_module
+    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+                        classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
+    monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 1000)
+    how = cohort_module.plan(tmp_path, 4, [])
+    assert how.workers == 1 and "share one process limit" in how.note
+    monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 0)
+    how = cohort_module.plan(tmp_path, 3, [])
+    assert how.workers == 3 and [o[0].rsplit("=", 1)[1] for o in how.slot_options] == \
+        [str(SLOT_UID_BASE + k) for k in range(3)]
+
+
+def test_one_process_grades_exactly_one_student():
+    from grader.cohort import command
+    assert "--student=a[*]b" in command(Path("/r"), "a1", "a*b", [])
+
+
+def test_html_report_in_the_instructors_language(graded):
+    from grader.report import write_html
+    _, parallel, _ = graded
+    hostile = parallel.root / "submitted" / "<img src=x onerror=alert(1)>" / "theory03-en"
+    hostile.mkdir(parents=True)  # submitted, never graded: a row with a note
+    try:
+        page = write_html(parallel.root, "theory03-en", "es").read_text()
+    finally:
+        hostile.rmdir()
+        hostile.parent.rmdir()
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "Distribución de las notas" in page and "data:image/png;base64," in page
+    assert "4 de 5 entregas calificadas; nota media 7.0 de 10." in page
+    # forward: the honest work and the fork bomb pass; the wrong and the hard-coded answers fail
+    row = page.split("<td>theory03-forward</td>")[1].split("</tr>")[0]
+    assert "2/4 (50%)" in row and "<li>1 × <code>" in row and "expected" in row
+    assert "3/4 (75%)" in page.split("<td>theory03-walk</td>")[1].split("</tr>")[0]
+
+
+def test_demo_runs(grader):
+    done = subprocess.run([sys.executable, "-m", "grader", "demo", "--quick", "--no-progress"],
+                          check=False, capture_output=True, text=True, timeout=600,
+                          **grader.options())
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = Path(done.stdout.split("demo course in ")[1].split(":")[0])
+    try:
+        assert re.search(r"honest +10/10", done.stdout) and re.search(r"fork-bomb +10/10", done.stdout)
+        assert "where to look" in done.stdout
+        assert (folder / "reports" / "theory03-en.html").exists()
+        assert list((folder / "feedback" / "honest" / "theory03-en").glob("*.html"))
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+def test_nbgrader_options_reach_the_plan():
+    from authoring.build import ROOT
+    from grader.cohort import database_options, load_config
+    config = load_config(ROOT, ["--force", "--SandboxedKernelManager.process_limit=7", "x"])
+    from grader.sandbox import SandboxedKernelManager
+    manager = SandboxedKernelManager(config=config)
+    assert manager.process_limit == 7 and manager.cpu_seconds == 600  # command line, then the file
+    assert database_options(ROOT, [])[0].endswith("gradebook.db?timeout=600")
+    assert database_options(ROOT, ["--CourseDirectory.db_url=postgresql://h/db"]) == []
