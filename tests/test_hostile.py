@@ -58,6 +58,10 @@ class Listener:
 
 
 NOTEBOOK_SECONDS = 40  # the corpus run's wall-clock budget per notebook
+# fewer processes than the default 512: a kernel that has imported torch forks
+# slowly (its page tables are large), and 512 forks on a loaded 2-core machine
+# outlasted the 5 s cell timeout on CI, hiding the "fork refused" this case shows
+PROCESS_LIMIT = 128
 
 
 def leftovers():
@@ -82,7 +86,8 @@ def graded(grader):
     for name, (make, _, _) in CASES.items():
         course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
     result = course.nbgrader("autograde", ASSIGNMENT, "--force", "--Execute.timeout=5",
-                             f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}", check=False)
+                             f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}",
+                             f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}", check=False)
     left = leftovers() - left_before
     listener.running = False
     report = course.nbgrader("export", "--to", str(course.root / "grades.csv"), check=False)
