@@ -135,9 +135,11 @@ def error_texts(page):
 
 
 def type_into(page, index, code):
-    """Replace cell `index`'s code with `code`, as a student pasting it would."""
+    """Replace cell `index`'s text with `code`, as a student pasting it would."""
     cell = cells(page).nth(index)
     cell.scroll_into_view_if_needed()
+    if "jp-MarkdownCell" in (cell.get_attribute("class") or ""):
+        cell.dblclick()  # a rendered written answer opens its editor on a double click
     cell.locator(".cm-content").click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(code)
@@ -153,7 +155,7 @@ def test_a_student_solves_the_assignment_in_jupyterlab(tmp_path, assignment):
     unit = assignment.rsplit("-", 1)[0]
     solved = nbformat.read(ROOT / "source" / assignment / f"{unit}.ipynb", 4)
     answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solved.cells
-               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+               if c.metadata.get("nbgrader", {}).get("solution")}  # code, and written answers
     figures = sum("image/png" in o.get("data", {}) for c in solved.cells for o in c.get("outputs", []))
     server, base, notebook = open_lab(tmp_path, assignment)
     blank = nbformat.read(notebook, 4)
@@ -180,13 +182,14 @@ def test_a_student_solves_the_assignment_in_jupyterlab(tmp_path, assignment):
             page.click(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate') jp-button")
             page.wait_for_selector(".jp-Dialog #validation-message", timeout=240_000)
             verdict = page.locator(".jp-Dialog #validation-message").get_attribute("class")
+            said = page.locator(".jp-Dialog #validation-message").text_content()
             page.screenshot(path=str(tmp_path / f"{assignment}-validated.png"))
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=30)
     print(assignment, "| first failure:", first_failure.strip().splitlines()[-1][:120],
-          "| errors once solved:", len(left), "| figures:", drawn, "of", figures, "| validate:", verdict)
+          "| errors once solved:", len(left), "| figures:", drawn, "of", figures, "| validate:", verdict, said[:300])
     assert STUB[lang] in first_failure and STUB["es" if lang == "en" else "en"] not in first_failure
     assert left == []
     assert drawn >= figures
