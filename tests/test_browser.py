@@ -30,21 +30,8 @@ def free_port():
 @pytest.fixture
 def lab(tmp_path):
     """A clone with a started Spanish assignment, and JupyterLab in student mode on loopback."""
-    shutil.copytree(ROOT / "release", tmp_path / "release")
-    notebook = start("theory03-es", root=tmp_path)
-    port = free_port()
-    arguments, env = lab_command(tmp_path, "es", extra=[
-        "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-        f"--IdentityProvider.token={TOKEN}"])
-    server = subprocess.Popen(arguments, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    server, base, notebook = open_lab(tmp_path, "theory03-es")
     try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
         yield base, notebook, tmp_path
     finally:
         server.terminate()
