@@ -191,12 +191,14 @@ class Forked:
             os.kill(self.pid, number)
 
 
-def warm_up():
+def warm_up(scheduler=None):
     """Import, once, what every grading process needs (the children inherit it)."""
     import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
 
     import grader.nbgrader_setup  # noqa: F401  (what nbgrader_config.py imports)
+    if scheduler:
+        import distributed  # noqa: F401  (each process sends its submission through a client)
 
 
 def launch(argv, root, log):
@@ -222,8 +224,11 @@ def database_options(root, options):
 def failure_reason(returncode, log):
     if returncode < 0:
         return f"grading process killed by signal {-returncode} ({signal.Signals(-returncode).name})"
-    errors = [line for line in log.splitlines() if "| ERROR]" in line or "Error" in line]
-    last = errors[-1] if errors else (log.strip().splitlines() or ["(no output)"])[-1]
+    lines = log.splitlines()
+    # the exception that stopped nbgrader (its own ERROR lines only point back at it)
+    raised = [line for line in lines if re.match(r"\s*\S+(Error|Exception|Refused|Missing|Exit)\b.*", line)]
+    errors = [line for line in lines if "| ERROR]" in line or "Error" in line]
+    last = (raised or errors or [line for line in lines if line.strip()] or ["(no output)"])[-1]
     return f"nbgrader exited with status {returncode}: {last.strip()[:300]}"
 
 
@@ -236,20 +241,28 @@ def remove_unfinished(root, assignment, student):
 
 
 def grade(root, assignment, workers=None, force=False, options=(), progress=True, report=True,
-          lang=None):
-    """Grade every submission of `assignment`; returns the list of Outcomes."""
+          lang=None, scheduler=None):
+    """Grade every submission of `assignment`; returns the list of Outcomes.
+    With `scheduler` (a Dask scheduler's address), kernels run on that cluster."""
     sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice by a fork
     root = Path(root).resolve()
     options = list(options) + (["--force"] if force else [])
     cohort = students(root, assignment)
-    wanted = workers or os.cpu_count() or 1
-    how = plan(root, min(wanted, max(1, len(cohort))), options)
+    if scheduler:
+        from grader.cluster import threads_of
+        wanted = workers or threads_of(scheduler)
+        options.append(f"--GradingExecute.scheduler={scheduler}")
+        how = Plan(min(wanted, max(1, len(cohort))),
+                   note=f"kernels on the workers of the Dask cluster at {scheduler}")
+    else:
+        wanted = workers or os.cpu_count() or 1
+        how = plan(root, min(wanted, max(1, len(cohort))), options)
     if how.note:
         print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
               f"({how.note})", file=sys.stderr)
     base = options + database_options(root, options)
     logs = Path(tempfile.mkdtemp(prefix="course-cohort-logs-"))
-    warm_up()
+    warm_up(scheduler)
     bar = _bar(len(cohort), progress)
     queue = [(student, 1) for student in cohort]
     launches = itertools.count()
@@ -353,7 +366,11 @@ def main(argv):
     parser.add_argument("--lang", choices=("en", "es"), default=None,
                         help="the HTML report's language (default: the assignment's)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="a Dask scheduler (tcp://host:8786): run the kernels on its "
+                             "workers (default --workers: the cluster's threads)")
     arguments, options = parser.parse_known_args(argv)
     outcomes = grade(Path.cwd(), arguments.assignment, arguments.workers, arguments.force,
-                     options, progress=not arguments.no_progress, lang=arguments.lang)
+                     options, progress=not arguments.no_progress, lang=arguments.lang,
+                     scheduler=arguments.scheduler)
     return 1 if any(not o.ok for o in outcomes) else 0

@@ -14,7 +14,6 @@ in the sandbox (`grader/sandbox.py`), but:
 """
 import copy
 import json
-import os
 import secrets
 import time
 from pathlib import Path
@@ -23,10 +22,10 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Integer
+from traitlets import Integer, Unicode
 
 from course.i18n import say
-from course.student import EVIDENCE_MIME, SEED_VARIABLE
+from course.student import EVIDENCE_MIME
 from grader.checks import find_check
 from grader.sandbox import SandboxedKernelManager, SandboxRefused
 from grader.verdicts import decide, error_output, is_graded_test
@@ -52,6 +51,10 @@ class GradingExecute(Execute):
     max_kernel_restarts = Integer(
         3, help="How many times a dead kernel is replaced before the rest of the "
                 "notebook is given up (each replacement replays earlier cells)."
+    ).tag(config=True)
+    scheduler = Unicode(
+        "", help="A Dask scheduler's address (tcp://host:8786): run each submission's kernels "
+                 "on that cluster's workers (grader/cluster.py). Empty: on this machine."
     ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
@@ -107,40 +110,45 @@ class GradingExecute(Execute):
     def create_kernel_manager(self):
         km = self._manager = super().create_kernel_manager()
         km.submission_folder = self._submission
+        km.grading_seed = self._seed  # in the kernel's environment: the probes draw from it
         return km
 
     def preprocess(self, nb, resources=None, km=None):
-        lang = self._lang = notebook_language(nb)
-        self._cell_bytes, self._notebook_bytes, self._cut = {}, 0, set()
-        self._evidence_let_through = set()
-        self._submission = self.submission_folder(resources)
-        self._deadline = time.monotonic() + self.notebook_timeout
-        self._defences = None
-        seed = self._seed = secrets.randbelow(2 ** 31)
-        previous = os.environ.get(SEED_VARIABLE)
-        os.environ[SEED_VARIABLE] = str(seed)  # passed on to the kernel (an allowed variable)
-        try:
-            unreadable = nb.metadata.get("course", {}).get("unreadable")
-            if not unreadable:
-                self._execute_surviving_deaths(nb, resources, lang)
-        finally:
-            if previous is None:
-                os.environ.pop(SEED_VARIABLE, None)
-            else:
-                os.environ[SEED_VARIABLE] = previous
+        lang = notebook_language(nb)
+        submission = self.submission_folder(resources)
+        seed = secrets.randbelow(2 ** 31)
+        manager = SandboxedKernelManager(config=self.config)
+        defences = manager.defences()
+        unreadable = nb.metadata.get("course", {}).get("unreadable")
+        if not unreadable and self.scheduler:
+            from grader.cluster import execute_on_cluster
+            defences = execute_on_cluster(self, nb, submission, seed)
+        elif not unreadable:
+            defences = self.execute(nb, resources, submission, seed) or defences
         missing = nb.metadata.get("course", {}).get("missing_cells", [])
         if missing:
             # say it where the student will look: at the top of the graded copy and feedback
             nb.cells.insert(0, new_markdown_cell(say("missing_cells", lang, ids=", ".join(missing))))
-        manager = SandboxedKernelManager(config=self.config)
         nb.metadata.setdefault("course", {})["grading"] = {
-            "sandboxed": manager.sandbox, "defences": self._defences or manager.defences()}
+            "sandboxed": manager.sandbox, "defences": defences}
         for cell in nb.cells:
             if unreadable and is_graded_test(cell):
                 cell.outputs = [error_output("Unreadable", say("unreadable", lang, error=unreadable))]
             elif is_graded_test(cell):
                 decide(cell, seed, lang)
         return nb, resources
+
+    def execute(self, nb, resources, submission, seed):
+        """Run `nb`'s cells in sandboxed kernels working on a copy of `submission`,
+        writing their outputs into `nb`; returns what protected the machine.
+        Nothing is decided here: on a Dask cluster this runs on a worker."""
+        self._lang = notebook_language(nb)
+        self._cell_bytes, self._notebook_bytes, self._cut = {}, 0, set()
+        self._evidence_let_through = set()
+        self._submission, self._seed, self._defences = submission, seed, None
+        self._deadline = time.monotonic() + self.notebook_timeout
+        self._execute_surviving_deaths(nb, resources, self._lang)
+        return self._defences
 
     def submission_folder(self, resources):
         """The folder nbgrader made for this submission under autograded/; nothing else."""

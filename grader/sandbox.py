@@ -27,6 +27,7 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
+from course.student import SEED_VARIABLE
 from grader.cgroups import KernelGroup
 
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
@@ -34,7 +35,7 @@ KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
 GRADER_PACKAGES = ("grader", "authoring")  # never visible to student code
 WORKDIR = "/submission"
 SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
-ENVIRONMENT = ("COURSE_GRADING_SEED", "PYDEVD_DISABLE_FILE_VALIDATION")  # passed through if set
+ENVIRONMENT = ("PYDEVD_DISABLE_FILE_VALIDATION",)  # passed through if set
 MISSING_TOOL = (
     "bubblewrap (bwrap) is not installed, so student code would run with your own "
     "permissions. Install it (Debian/Ubuntu: `apt-get install bubblewrap`), or opt out "
@@ -80,8 +81,10 @@ class SandboxedKernelManager(AsyncKernelManager):
     uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "
                               "(default: nobody).").tag(config=True)
 
-    # the folder the kernel may work on: set by GradingExecute before the start
+    # the folder the kernel may work on, and the seed its probes draw cases
+    # from: set by GradingExecute before the start
     submission_folder = None
+    grading_seed = None
 
     async def _async_pre_start_kernel(self, **kw):
         if self.sandbox and not sandbox_available(self.bwrap):
@@ -116,6 +119,8 @@ class SandboxedKernelManager(AsyncKernelManager):
                "OMP_NUM_THREADS": str(self.kernel_threads),
                "MKL_NUM_THREADS": str(self.kernel_threads)}
         env.update({name: offered[name] for name in ENVIRONMENT if name in offered})
+        if self.grading_seed is not None:
+            env[SEED_VARIABLE] = str(self.grading_seed)
         if not self.sandbox:
             env["HOME"] = self._private.as_posix()
             env["MPLCONFIGDIR"] = self._private.as_posix()

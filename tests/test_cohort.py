@@ -9,6 +9,8 @@ run is the tests' ordinary user with a cgroup per kernel; the Spanish one is
 root without cgroups, where the process limit is an rlimit counted per user and
 each worker's kernels get a user of their own.
 """
+import json
+import os
 import re
 import signal
 import subprocess
@@ -124,6 +126,80 @@ def test_fork_bomb_beside_honest_work(graded, assignment):
         assert all("rlimits only" in d for d in defences)
     else:
         assert all("cgroup v" in d for d in defences), defences
+
+
+# ---- the same cohort, its kernels run on a Dask cluster ----
+
+@pytest.fixture(scope="module")
+def dask_cluster(grader):
+    """A real Dask scheduler and two workers (one submission at a time each), on
+    loopback, run as the grading user; yields the scheduler's address."""
+    folder = Path(course_folder())
+    grader.own(folder)
+    run_as = grader.options()
+    file = folder / "scheduler.json"
+    dask = [sys.executable, "-m", "dask"]
+    processes = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                   "--no-dashboard", "--scheduler-file", str(file)],
+                                  cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  **run_as)]
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(file.read_text())["address"]
+        for name in ("w0", "w1"):
+            processes.append(subprocess.Popen(
+                [*dask, "worker", address, "--name", name, "--nthreads", "1", "--no-dashboard",
+                 "--host", "127.0.0.1", "--local-directory", str(folder / name)],
+                cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **run_as))
+        from grader.cluster import threads_of
+        while threads_of(address) < 2:
+            assert time.monotonic() < deadline, "the Dask workers did not start"
+            time.sleep(0.5)
+        yield address
+    finally:
+        for process in processes[::-1]:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+@pytest.fixture(scope="module")
+def on_cluster(grader, graded, dask_cluster):
+    course = Course(course_folder(), grader)
+    assignment = "theory03-en"
+    assert course.nbgrader("generate_assignment", assignment, "--force").returncode == 0
+    for name, nb in cohort(course, assignment).items():
+        course.submit(name, assignment, nb)
+    run = grade_command(course, assignment, f"--scheduler={dask_cluster}", *grader.arguments())
+    yield course, run
+    subprocess.run(["rm", "-rf", str(course.root)], check=False)
+
+
+def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, dask_cluster):
+    serial, _, _ = graded
+    course, run = on_cluster
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"2 at a time (kernels on the workers of the Dask cluster at {dask_cluster})" in run.stderr
+    assert results(course, "theory03-en") == results(serial, "theory03-en")
+    # the fork bomb met its limit on a worker, in a cgroup of its own, beside honest work
+    bomb = course.autograded("theory03-en", "a-fork-bomb")
+    outputs = "\n".join(o.get("text", "") for c in bomb.cells if c.cell_type == "code"
+                        for o in c.outputs)
+    assert "fork refused after" in outputs
+    assert "cgroup v" in bomb.metadata["course"]["grading"]["defences"]
+
+
+def test_an_unreachable_scheduler_is_said_plainly(graded):
+    _, parallel, _ = graded
+    run = grade_command(parallel, "theory03-en", "--scheduler=tcp://127.0.0.1:9")
+    assert run.returncode != 0
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in run.stderr, run.stderr[-2000:]
 
 
 def test_report_written(graded):
@@ -261,3 +337,41 @@ def test_nbgrader_options_reach_the_plan():
     assert manager.process_limit == 7 and manager.cpu_seconds == 600  # command line, then the file
     assert database_options(ROOT, [])[0].endswith("gradebook.db?timeout=600")
     assert database_options(ROOT, ["--CourseDirectory.db_url=postgresql://h/db"]) == []
+
+
+def test_a_failed_process_is_reported_with_the_exception_that_stopped_it():
+    from grader.cohort import failure_reason
+    log = ("[AutogradeApp | INFO] Converting notebook\n    Traceback (most recent call last):\n"
+           '      File "x.py", line 1, in <module>\n    TypeError: can only concatenate str\n'
+           "[AutogradeApp | ERROR] There was an error processing assignment 'a1'\n"
+           "[AutogradeApp | ERROR] Please see the the above traceback for details\n")
+    assert failure_reason(1, log) == "nbgrader exited with status 1: TypeError: can only concatenate str"
+
+
+def test_a_worker_gets_only_its_submissions_files(tmp_path):
+    from grader.cluster import pack, unpack
+    mine = tmp_path / "autograded" / "ana" / "a1"
+    (mine / "data").mkdir(parents=True)
+    (mine / "theory03.ipynb").write_text("{}")
+    (mine / "data" / "x.csv").write_text("1,2")
+    (mine / "up").symlink_to(tmp_path / "autograded")  # a link out of the folder
+    (tmp_path / "autograded" / "bea" / "a1").mkdir(parents=True)
+    (tmp_path / "gradebook.db").write_text("grades")
+    archive = pack(mine)
+    assert b"grades" not in archive and b"bea" not in archive
+    import tarfile
+    with pytest.raises(tarfile.FilterError):
+        unpack(archive, tmp_path / "worker")  # the worker refuses what leads out of its folder
+    (mine / "up").unlink()
+    unpack(pack(mine), tmp_path / "worker2")
+    assert sorted(str(p.relative_to(tmp_path / "worker2")) for p in (tmp_path / "worker2").rglob("*")) \
+        == ["data", "data/x.csv", "theory03.ipynb"]
+
+
+def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
+    import grader.cluster as cluster
+    monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
+    assert cluster.worker_uid({}) == cluster.WORKER_UID_BASE + os.getpid()
+    assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured
+    monkeypatch.setattr(cluster.os, "geteuid", lambda: 1000)
+    assert cluster.worker_uid({}) is None

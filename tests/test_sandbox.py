@@ -13,9 +13,10 @@ ASSIGNMENT = "theory03-en"
 
 def test_kernel_environment_is_an_allowlist():
     manager = SandboxedKernelManager()
-    env = manager.kernel_environment({"COURSE_GRADING_SEED": "7", "JUPYTERHUB_API_TOKEN": "secret",
+    manager.grading_seed = 7
+    env = manager.kernel_environment({"COURSE_GRADING_SEED": "8", "JUPYTERHUB_API_TOKEN": "secret",
                                       "AWS_SECRET_ACCESS_KEY": "x", "PATH": "/home/me/bin"})
-    assert env["COURSE_GRADING_SEED"] == "7"
+    assert env["COURSE_GRADING_SEED"] == "7"  # the grading's own seed, never one from outside
     assert "JUPYTERHUB_API_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
     assert env["PATH"] == "/usr/local/bin:/usr/bin:/bin" and env["HOME"] == "/tmp"
 

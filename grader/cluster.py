@@ -1,0 +1,150 @@
+"""Run submissions' kernels on the workers of a Dask cluster.
+
+    python -m grader grade ASSIGNMENT --scheduler tcp://HOST:8786
+
+nbgrader still runs here, on the instructor's machine, and does everything it
+does serially: it reads the submission, restores the release's cells, writes
+the gradebook and the autograded notebook. Only the step that runs student
+code, the one that takes the time, is sent away (`GradingExecute.scheduler`):
+one Dask task per submission, carrying
+
+- the notebook as nbgrader will grade it (sources already restored),
+- the files of that one submission's folder,
+- the grading seed, and the limits from this machine's nbgrader configuration.
+
+The worker runs the cells in its own sandbox (bubblewrap, cgroups or rlimits,
+exactly as on this machine) and sends back the outputs. The verdicts are
+decided here (`grader/verdicts.py`), never on the worker: a worker needs the
+course package and bubblewrap, and sees no gradebook, no references of other
+units' answers beyond the installed package, and no other submission.
+"""
+import io
+import os
+import pwd
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+from pathlib import Path
+
+import nbformat
+
+# what the worker takes from this machine's configuration: the limits and the sandbox
+CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
+# seconds beyond the notebook's own budget before a task is given up (a worker
+# that starts late, or is busy with another submission, still finishes in time)
+TASK_GRACE = 600
+CONNECT_TIMEOUT = 10  # seconds to reach the scheduler
+# run as root without a cgroup, a worker process's kernels run as a user id of
+# their own (the process limit is counted per user): this base plus its pid
+WORKER_UID_BASE = 1_900_000_000
+
+_one_at_a_time = threading.Lock()  # one submission per worker process (see execute_submission)
+
+
+def execute_on_cluster(step, nb, submission, seed):
+    """What `step` (a GradingExecute) does with `nb`, done on a worker of the
+    cluster at `step.scheduler`: the outputs are written into `nb`, and what
+    protected the worker is returned."""
+    from distributed import Client
+
+    # the values as given (a command line's are strings: the worker's traits parse them)
+    settings = {name: dict(step.config[name]) for name in CONFIG_SECTIONS if name in step.config}
+    timeout = step.notebook_timeout + TASK_GRACE
+    with Client(step.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
+        task = client.submit(execute_submission, nbformat.writes(nb), pack(submission), seed,
+                             settings, pure=False)
+        executed, defences = task.result(timeout=timeout)
+    executed = nbformat.reads(executed, as_version=4)
+    if len(executed.cells) != len(nb.cells):
+        raise RuntimeError("the worker sent back a notebook with other cells")
+    # only what running the cells makes comes back: the sources and nbgrader's
+    # metadata stay as nbgrader restored them here
+    for cell, ran in zip(nb.cells, executed.cells):
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = ran.outputs, ran.execution_count
+    if "language_info" in executed.metadata:
+        nb.metadata["language_info"] = executed.metadata["language_info"]
+    return defences
+
+
+def execute_submission(notebook, files, seed, settings):
+    """The worker's side: run one submission's cells in this machine's sandbox."""
+    from traitlets.config import Config
+
+    from grader.execute import GradingExecute
+
+    config = Config(settings)
+    uid = worker_uid(settings)
+    if uid is not None:
+        config.SandboxedKernelManager.uid = uid
+    nb = nbformat.reads(notebook, as_version=4)
+    # one at a time: each worker process grades one submission (start workers
+    # with --nthreads 1 and as many processes as cores: --nworkers)
+    with _one_at_a_time, tempfile.TemporaryDirectory(prefix="course-remote-") as folder:
+        unpack(files, folder)
+        if os.geteuid() == 0:
+            os.chmod(folder, 0o755)  # the kernel's unprivileged user reads the copy
+        step = GradingExecute(config=config)
+        defences = step.execute(nb, {"metadata": {"path": folder}}, folder, seed)
+    return nbformat.writes(nb), defences
+
+
+def worker_uid(settings):
+    """As root, this worker process's own user id for its kernels, unless the
+    configuration names one: where no cgroup keeps kernels apart, the process
+    limit is counted per user, and pids are unique on a machine, so two worker
+    processes never share one. None when not root."""
+    if os.geteuid() != 0 or "uid" in settings.get("SandboxedKernelManager", {}):
+        return None
+    uid = WORKER_UID_BASE + os.getpid()
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return uid
+    raise RuntimeError(f"user id {uid} is in use on this worker: grader.cluster.WORKER_UID_BASE "
+                       "must name unused ones")
+
+
+def pack(folder):
+    """The files of one submission's folder, as a tar archive in memory
+    (symbolic links are stored as links, never followed)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path in sorted(Path(folder).iterdir()):
+            tar.add(path, arcname=path.name)
+    return buffer.getvalue()
+
+
+def unpack(archive, folder):
+    # the "data" filter refuses absolute paths, links out of the folder and devices
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+
+
+def cluster_threads(scheduler):
+    """How many submissions the cluster grades at once (its workers' threads); raises
+    SystemExit with a clear message when the scheduler cannot be reached."""
+    from distributed import Client
+
+    try:
+        with Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
+            return sum(client.nthreads().values())
+    except OSError as error:
+        raise SystemExit(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+
+
+def threads_of(scheduler):
+    """cluster_threads, asked from a process of its own: a Dask client leaves
+    threads behind, and grader/cohort.py forks its grading processes."""
+    result = subprocess.run([sys.executable, "-m", "grader.cluster", scheduler],
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(result.stderr.strip().splitlines()[-1] if result.stderr.strip()
+                         else f"cannot reach the Dask scheduler at {scheduler}")
+    return int(result.stdout)
+
+
+if __name__ == "__main__":
+    print(cluster_threads(sys.argv[1]))
