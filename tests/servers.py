@@ -46,7 +46,7 @@ def postgresql(user=None, database="gradebook"):
                                 "(Debian's `postgresql` package)")
     as_user = {}
     if user is not None:
-        as_user = dict(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
+        as_user = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
     folder = Path(tempfile.mkdtemp(prefix="course-postgres-"))
     data, log = folder / "data", folder / "server.log"
     password = secrets.token_hex(16)

@@ -8,19 +8,20 @@ server (the `postgres` fixture, tests/servers.py). The gradebook rows must be
 the same. The course's configuration names the database without its password,
 which the grading processes get from PGPASSWORD, as the README advises.
 """
+import csv
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, get_alembic_version
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
+from authoring.build import nbgrader
 from grader.sandbox import sandbox_available
 
 ASSIGNMENT = "theory03-en"
@@ -35,16 +36,21 @@ def submissions(course):
             "wrong": fill(course.solved(ASSIGNMENT), WRONG)}
 
 
-def make_course(grader, db_url=None):
+def make_course(grader, db_url=None, password=None):
+    """A course copy with the submissions; its gradebook in `db_url` when given
+    (the password, if any, in PGPASSWORD). Returns it and how to run its commands."""
     course = Course(course_folder(), grader)
+    options = grader.options()
     if db_url is not None:
         with open(course.root / "nbgrader_config.py", "a") as config:
             config.write(f"c.CourseDirectory.db_url = {db_url!r}\n")
-    done = course.nbgrader("generate_assignment", ASSIGNMENT, "--force")
+        options["env"]["PGPASSWORD"] = password
+    done = nbgrader("generate_assignment", ASSIGNMENT, "--force", root=course.root, check=False,
+                    capture_output=True, text=True, **options)
     assert done.returncode == 0, done.stderr[-3000:]
     for name, nb in submissions(course).items():
         course.submit(name, ASSIGNMENT, nb)
-    return course
+    return course, options
 
 
 def gradebook_rows(db_url):
@@ -56,7 +62,8 @@ def gradebook_rows(db_url):
             submission = gb.find_submission(ASSIGNMENT, student)
             found[student] = {
                 "score": submission.score, "max_score": submission.max_score,
-                "extra_credit": submission.extra_credit,
+                "code_score": submission.code_score,
+                "needs_manual_grade": submission.needs_manual_grade,
                 "cells": {grade.name: (grade.auto_score, grade.manual_score, grade.extra_credit,
                                        grade.needs_manual_grade)
                           for notebook in submission.notebooks for grade in notebook.grades}}
@@ -75,12 +82,13 @@ def graded(grader, postgres):
     if not sandbox_available():
         pytest.skip("bubblewrap is not installed: grading runs sandboxed")
     url = make_url(postgres)
-    serial = make_course(grader)
-    parallel = make_course(grader, url.set(password=None).render_as_string(hide_password=False))
+    serial, _ = make_course(grader)
+    without_password = URL.create(url.drivername, url.username, None, url.host, url.port,
+                                  url.database)
+    parallel, options = make_course(grader, without_password.render_as_string(hide_password=False),
+                                    url.password)
     done = serial.nbgrader("autograde", ASSIGNMENT, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    options = parallel.grader.options()
-    options["env"]["PGPASSWORD"] = url.password
     run = subprocess.run([sys.executable, "-m", "grader", "grade", ASSIGNMENT, "--workers", "2",
                           "--no-progress", *parallel.grader.arguments()],
                          check=False, cwd=parallel.root, capture_output=True, text=True, **options)
@@ -100,34 +108,36 @@ def test_postgres_gradebook_holds_what_serial_sqlite_holds(graded, postgres):
     assert got == expected
     assert {name: rows["score"] for name, rows in got.items()} == EXPECTED
     assert verdicts(parallel) == verdicts(serial)
+    # the cohort report read the same database (grader/report.py follows db_url)
+    with open(parallel.root / "reports" / f"{ASSIGNMENT}.csv", newline="") as stream:
+        report = {row["student"]: float(row["score"]) for row in csv.DictReader(stream)}
+    assert report == EXPECTED
 
 
-def test_the_tables_are_nbgraders_at_its_newest_schema(graded, postgres):
+def test_the_tables_are_nbgraders_at_its_newest_schema(graded, postgres, monkeypatch):
     """Gradebook() made the tables and stamped alembic's head itself, so
-    `nbgrader db upgrade` (alembic) finds nothing to do."""
+    `nbgrader db upgrade` (alembic) finds nothing to do and leaves it there."""
     _, parallel, _, options = graded
+    # nbgrader runs `alembic` from PATH: find it beside this interpreter
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    monkeypatch.setenv("PATH", path)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "db", "upgrade"], check=False,
+                          cwd=parallel.root, capture_output=True, text=True,
+                          **{**options, "env": {**options["env"], "PATH": path}})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Upgrading postgresql+psycopg://postgres@127.0.0.1" in done.stderr
+    # the password is in PGPASSWORD, not in the URL nbgrader logs
+    assert make_url(postgres).password not in done.stderr + done.stdout
     engine = create_engine(postgres)
     try:
         with engine.connect() as connection:
-            before = connection.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
+            version = connection.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
             tables = set(connection.execute(text(
                 "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).scalars())
     finally:
         engine.dispose()
+    assert version == get_alembic_version()
     assert {"student", "assignment", "submitted_assignment", "grade", "course"} <= tables
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "db", "upgrade"], check=False,
-                          cwd=parallel.root, capture_output=True, text=True,
-                          env={**options["env"], "PATH": os.path.dirname(sys.executable)
-                               + os.pathsep + options["env"]["PATH"]},
-                          **{k: v for k, v in options.items() if k != "env"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    heads = subprocess.run([sys.executable, "-c", "from nbgrader.api import get_alembic_version\n"
-                            "print(get_alembic_version())"], check=True, capture_output=True,
-                           text=True, env={**os.environ, "PATH": os.path.dirname(sys.executable)
-                                           + os.pathsep + os.environ["PATH"]}).stdout.strip()
-    assert before == heads
-    # the password is in PGPASSWORD, not in the URL nbgrader logs
-    assert make_url(postgres).password not in done.stderr + done.stdout
 
 
 def listening_addresses(port):
