@@ -167,3 +167,17 @@ def test_the_server_listens_on_loopback_only(postgres):
     finally:
         engine.dispose()
     assert Path(sockets).name.startswith("course-postgres-")  # its own temporary folder
+
+
+def test_the_report_opens_the_gradebook_the_configuration_names(tmp_path, postgres):
+    from authoring.build import ROOT
+    from grader.report import gradebook
+    (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    with gradebook(tmp_path) as gb:  # nbgrader's default
+        assert str(gb.engine.url) == f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with gradebook(tmp_path, [f"--CourseDirectory.db_url={postgres}", "--force"]) as gb:
+        assert gb.engine.url == make_url(postgres) and gb.course_id == COURSE_ID
+    with open(tmp_path / "nbgrader_config.py", "a") as config:
+        config.write(f"c.CourseDirectory.db_url = {postgres!r}\n")
+    with gradebook(tmp_path) as gb:
+        assert gb.engine.url == make_url(postgres)
