@@ -310,8 +310,8 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
         print(for_terminal(f"NOT GRADED {outcome.student}: {outcome.reason}"), file=sys.stderr)
     if report:
         from grader.report import write, write_html
-        write(root, assignment)
-        write_html(root, assignment, lang)
+        write(root, assignment, options)  # options: a db_url given on the command line
+        write_html(root, assignment, lang, options)
     return sorted(outcomes, key=lambda o: o.student)
 
 

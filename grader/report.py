@@ -43,7 +43,18 @@ def reasons_in(path, lang):
     return reasons, grading.get("defences", "")
 
 
-def cohort(root, assignment):
+def gradebook(root, options=()):
+    """The course's nbgrader gradebook: the database its configuration names
+    (`CourseDirectory.db_url` in nbgrader_config.py or among nbgrader `options`,
+    PostgreSQL for instance), else nbgrader's default, gradebook.db in `root`."""
+    from nbgrader.coursedir import CourseDirectory
+
+    from grader.cohort import load_config
+    coursedir = CourseDirectory(config=load_config(root, list(options)), root=str(root))
+    return Gradebook(coursedir.db_url, coursedir.course_id)
+
+
+def cohort(root, assignment, options=()):
     """One dict per submitted student."""
     root = Path(root)
     release = next((root / "release" / assignment).glob("*.ipynb"))
@@ -51,7 +62,7 @@ def cohort(root, assignment):
     lang = release_nb.metadata.get("course", {}).get("lang", "en")
     ids = graded_ids(release_nb)
     rows = []
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+    with gradebook(root, options) as gb:
         for folder in sorted((root / "submitted").glob(f"*/{assignment}")):
             student = folder.parent.name
             row = {"student": student, "score": 0.0, "max_score": 0.0, "defences": "",
@@ -75,8 +86,8 @@ def cohort(root, assignment):
     return ids, rows
 
 
-def write(root, assignment):
-    ids, rows = cohort(root, assignment)
+def write(root, assignment, options=()):
+    ids, rows = cohort(root, assignment, options)
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.csv"
@@ -152,10 +163,10 @@ STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
          "table{border-collapse:collapse}</style></head><body>")
 
 
-def write_html(root, assignment, lang=None):
+def write_html(root, assignment, lang=None, options=()):
     """reports/ASSIGNMENT.html beside the CSV: pass rates, the most common failure
     reasons, the score distribution. Every student-controlled text is escaped."""
-    ids, rows = cohort(root, assignment)
+    ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment)
     if lang not in ("en", "es"):
         release = next((Path(root) / "release" / assignment).glob("*.ipynb"))

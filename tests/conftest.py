@@ -203,6 +203,17 @@ def course_folder():
     return tempfile.mkdtemp(prefix="course-copy-")
 
 
+@pytest.fixture(scope="session")
+def postgres():
+    """The SQLAlchemy URL of an empty database on a real PostgreSQL server of its own
+    (tests/servers.py), run as the grading user when the tests run as root."""
+    from servers import postgresql, postgresql_bin
+    if postgresql_bin() is None:
+        pytest.skip("PostgreSQL is not installed (Debian's `postgresql` package; .ci/run installs it)")
+    with postgresql(ordinary_user() if os.geteuid() == 0 else None) as url:
+        yield url
+
+
 @pytest.fixture(scope="module")
 def course(grader):
     copy = Course(course_folder(), grader)
