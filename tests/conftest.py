@@ -162,8 +162,8 @@ class Course:
         with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
             return gb.find_submission(assignment, student).score
 
-    def cell_scores(self, assignment, student):
-        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
+    def cell_scores(self, assignment, student, db_url=None):
+        with Gradebook(db_url or f"sqlite:///{self.root / 'gradebook.db'}", "autograd-by-hand") as gb:
             notebook = gb.find_submission(assignment, student).notebooks[0]
             return {grade.name: grade.score for grade in notebook.grades}
 

@@ -70,12 +70,12 @@ def grade_command(course, assignment, *options, user=True):
                           check=False, cwd=course.root, capture_output=True, text=True, **run_as)
 
 
-def results(course, assignment):
+def results(course, assignment, db_url=None):
     """student -> {grade_id: (score, reason with its numbers blanked)}: the inputs are drawn
     afresh from each run's seed, the rest of a reason must be the same."""
     found = {}
     for name in cohort(course, assignment):
-        scores = course.cell_scores(assignment, name)
+        scores = course.cell_scores(assignment, name, db_url)
         cells = graded_cells(course.autograded(assignment, name))
         found[name] = {gid: (scores[gid], re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#",
                                                   verdict_text(c)))
@@ -170,23 +170,54 @@ def dask_cluster(grader):
 
 
 @pytest.fixture(scope="module")
-def on_cluster(grader, graded, dask_cluster):
+def on_cluster(grader, graded, dask_cluster, postgres):
+    """theory03-en's cohort graded on the cluster, its gradebook in PostgreSQL (a
+    database of its own on the `postgres` fixture's server; the password in PGPASSWORD)."""
+    from servers import create_database
+    from sqlalchemy.engine import URL, make_url
+    url = make_url(postgres).set(database="cluster")
+    without_password = URL.create(url.drivername, url.username, None, url.host, url.port, url.database)
+    create_database(postgres, "cluster")
     course = Course(course_folder(), grader)
+    with open(course.root / "nbgrader_config.py", "a") as config:
+        config.write(f"c.CourseDirectory.db_url = {without_password.render_as_string()!r}\n")
+    course.grader = PasswordFor(grader, url.password)
     assignment = "theory03-en"
-    assert course.nbgrader("generate_assignment", assignment, "--force").returncode == 0
+    done = course.nbgrader("generate_assignment", assignment, "--force", check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
     for name, nb in cohort(course, assignment).items():
         course.submit(name, assignment, nb)
     run = grade_command(course, assignment, f"--scheduler={dask_cluster}", *grader.arguments())
-    yield course, run
-    subprocess.run(["rm", "-rf", str(course.root)], check=False)
+    yield course, run, url.render_as_string(hide_password=False)
+    print("KEPT", course.root)
+
+
+class PasswordFor:
+    """The grading user, with the gradebook's password in PGPASSWORD (as the README advises)."""
+
+    def __init__(self, grader, password):
+        self.grader, self.password = grader, password
+
+    def __getattr__(self, name):
+        return getattr(self.grader, name)
+
+    def options(self):
+        options = self.grader.options()
+        options["env"]["PGPASSWORD"] = self.password
+        return options
 
 
 def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, dask_cluster):
+    from test_gradebook_postgres import gradebook_rows
     serial, _, _ = graded
-    course, run = on_cluster
+    course, run, db_url = on_cluster
     assert run.returncode == 0, run.stderr[-3000:]
     assert f"2 at a time (kernels on the workers of the Dask cluster at {dask_cluster})" in run.stderr
-    assert results(course, "theory03-en") == results(serial, "theory03-en")
+    # the same verdicts, and the same gradebook rows, here in PostgreSQL
+    assert not (course.root / "gradebook.db").exists()
+    assert results(course, "theory03-en", db_url) == results(serial, "theory03-en")
+    serial_rows = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}")
+    assert gradebook_rows(db_url) == {name: serial_rows[name] for name in cohort(course, "theory03-en")}
     # the fork bomb met its limit on a worker, in a cgroup of its own, beside honest work
     bomb = course.autograded("theory03-en", "a-fork-bomb")
     outputs = "\n".join(o.get("text", "") for c in bomb.cells if c.cell_type == "code"
