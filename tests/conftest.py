@@ -158,6 +158,16 @@ class Course:
     def autograde(self, assignment):
         return self.nbgrader("autograde", assignment, "--force", check=False)
 
+    def grade(self, assignment, *options, workers=2):
+        """The cohort graded by the course's parallel command (grader/cohort.py: stock
+        `nbgrader autograde --student ID` per submission, `workers` at a time). It exits 1,
+        with a NOT GRADED line on stderr, when a submission could not be graded."""
+        return subprocess.run([sys.executable, "-m", "grader", "grade", assignment,
+                               f"--workers={workers}", "--no-progress", *options,
+                               *self.grader.arguments()],
+                              check=False, cwd=self.root, capture_output=True, text=True,
+                              **self.grader.options())
+
     def score(self, assignment, student):
         with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
             return gb.find_submission(assignment, student).score

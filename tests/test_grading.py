@@ -1,5 +1,13 @@
-"""Stock nbgrader on every unit and language: validate, autograde, feedback."""
+"""Stock nbgrader on every unit and language: validate, autograde, feedback.
+
+Each assignment's cohort (the solution, the blank release and a memoriser) is
+graded once, by the course's parallel command (`python -m grader grade`, which
+runs stock `nbgrader autograde --student` per submission), into one course that
+the autograde, feedback and export tests then read. The `nbgrader validate`
+runs go two at a time (the machine has two cores).
+"""
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
@@ -43,17 +51,35 @@ HARD_CODED = {
 }
 
 
+def validate_all(folder, *options):
+    """assignment -> the result of `nbgrader validate [options] NOTEBOOK`, two at a time."""
+    def run(assignment):
+        path = ROOT / folder / assignment / f"{unit_of(assignment)}.ipynb"
+        return nbgrader("validate", *options, str(path), check=False, capture_output=True, text=True)
+    with ThreadPoolExecutor(2) as pool:
+        return dict(zip(ASSIGNMENTS, pool.map(run, ASSIGNMENTS)))
+
+
+@pytest.fixture(scope="module")
+def source_validated():
+    return validate_all("source")
+
+
+@pytest.fixture(scope="module")
+def release_validated():
+    return validate_all("release", "--invert")
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_source_validates(assignment):
-    path = ROOT / "source" / assignment / f"{unit_of(assignment)}.ipynb"
-    result = nbgrader("validate", str(path), capture_output=True, text=True)
+def test_source_validates(source_validated, assignment):
+    result = source_validated[assignment]
     assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_release_stubs_fail_their_tests(assignment):
+def test_release_stubs_fail_their_tests(release_validated, assignment):
     path = ROOT / "release" / assignment / f"{unit_of(assignment)}.ipynb"
-    result = nbgrader("validate", "--invert", str(path), capture_output=True, text=True)
+    result = release_validated[assignment]
     # nbgrader counts a 0-point cell (a bonus exercise, see grader/bonus.py) as passed whatever it prints
     bonus = [c for c in graded_cells(nbformat.read(path, 4)).values() if c.metadata["nbgrader"]["points"] == 0]
     if bonus:
@@ -73,14 +99,24 @@ def test_release_stubs_are_in_the_notebook_language(assignment):
     assert other not in text
 
 
+@pytest.fixture(scope="module")
+def graded(course):
+    """`course` with every assignment's three submissions graded once, in parallel:
+    assignment -> the grading command's result."""
+    for assignment in ASSIGNMENTS:
+        course.submit("solver", assignment, course.solved(assignment))
+        course.submit("blank", assignment, course.release(assignment))
+        course.submit("memoriser", assignment, fill(course.release(assignment), HARD_CODED[unit_of(assignment)]))
+    return {assignment: course.grade(assignment, workers=3) for assignment in ASSIGNMENTS}
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_autograde_solution_release_and_hard_coded(course, assignment):
+def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
     unit = unit_of(assignment)
-    course.submit("solver", assignment, course.solved(assignment))
-    course.submit("blank", assignment, course.release(assignment))
-    course.submit("memoriser", assignment, fill(course.release(assignment), HARD_CODED[unit]))
-    result = course.autograde(assignment)
+    result = graded[assignment]
+    # exit 1 and a NOT GRADED line on stderr for any submission that was not graded
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "3 at a time" in result.stderr, result.stderr[-3000:]
     cells = graded_cells(course.release(assignment))
     total = sum(c.metadata["nbgrader"]["points"] for c in cells.values())
     bonus = sum(find_check(grade_id).bonus for grade_id in cells)  # extra credit (grader/bonus.py)
@@ -102,10 +138,9 @@ def test_autograde_solution_release_and_hard_coded(course, assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_feedback_is_localized_and_hides_hidden_tests(course, assignment):
-    course.submit("solver", assignment, course.solved(assignment))
-    assert course.autograde(assignment).returncode == 0
-    result = course.nbgrader("generate_feedback", assignment, "--force")
+def test_feedback_is_localized_and_hides_hidden_tests(course, graded, assignment):
+    assert graded[assignment].returncode == 0, graded[assignment].stderr[-3000:]
+    result = course.nbgrader("generate_feedback", assignment, "--student=solver", "--force")
     html = (course.root / "feedback" / "solver" / assignment / f"{unit_of(assignment)}.html").read_text()
     assert "student.probe" not in html and "BEGIN HIDDEN TESTS" not in html, result.stderr
     lang = assignment.rsplit("-", 1)[1]
@@ -113,10 +148,9 @@ def test_feedback_is_localized_and_hides_hidden_tests(course, assignment):
     assert re.search({"en": r"all \d+ checks passed", "es": r"superadas las \d+ comprobaciones"}[lang], html)
 
 
-def test_export_lists_every_submission(course):
+def test_export_lists_every_submission(course, graded):
     for assignment in ASSIGNMENTS:
-        course.submit("solver", assignment, course.solved(assignment))
-        assert course.autograde(assignment).returncode == 0
+        assert graded[assignment].returncode == 0, graded[assignment].stderr[-3000:]
     course.nbgrader("export", "--to", str(course.root / "grades.csv"))
     rows = (course.root / "grades.csv").read_text().splitlines()
     assert any(row.startswith("theory03-es,") and ",solver," in row for row in rows), rows

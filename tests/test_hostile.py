@@ -1,5 +1,12 @@
-"""The hostile corpus, graded in one run of stock `nbgrader autograde`, by an
-ordinary user (see conftest.py).
+"""The hostile corpus, graded by an ordinary user (see conftest.py) in one run
+of the course's parallel command, `python -m grader grade --workers 2` (stock
+`nbgrader autograde --student` per submission, two at a time, each kernel in a
+cgroup of its own): the expectations were established by serial stock
+`nbgrader autograde`, so the run also proves that grading hostile work in
+parallel gives exactly the scores and reasons serial grading gives. Stock
+nbgrader's own terminal output is checked on one serial run of the case that
+prints control characters (the parallel command keeps its processes' logs off
+the terminal).
 
 Every case gets its expected score and a reason; each attack shows in its own
 output that it found nothing; honest work graded in the same run is
@@ -64,6 +71,10 @@ NOTEBOOK_SECONDS = 40  # the corpus run's wall-clock budget per notebook
 PROCESS_LIMIT = 128
 
 
+LIMITS = ("--Execute.timeout=5", f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}",
+          f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}")
+
+
 def leftovers():
     return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
 
@@ -85,9 +96,7 @@ def graded(grader):
     left_before = leftovers()
     for name, (make, _, _) in CASES.items():
         course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
-    result = course.nbgrader("autograde", ASSIGNMENT, "--force", "--Execute.timeout=5",
-                             f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}",
-                             f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}", check=False)
+    result = course.grade(ASSIGNMENT, *LIMITS, workers=2)
     left = leftovers() - left_before
     listener.running = False
     report = course.nbgrader("export", "--to", str(course.root / "grades.csv"), check=False)
@@ -100,6 +109,15 @@ def outputs(course, name):
     nb = course.autograded(ASSIGNMENT, name)
     return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
                      for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+
+def test_every_case_was_graded_two_at_a_time(graded):
+    course, result = graded[0], graded[1]
+    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
+    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
+    assert "2 at a time" in result.stderr, result.stderr[-3000:]
+    for name in CASES:
+        assert (course.root / "autograded" / name / ASSIGNMENT / "theory03.ipynb").exists(), name
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -194,11 +212,31 @@ def test_theft_finds_nothing(graded):
 
 
 def test_every_kernel_is_told_what_defends_it(graded):
-    course, result = graded[0], graded[1]
-    assert "Grading defences: bubblewrap" in result.stderr
-    nb = course.autograded(ASSIGNMENT, "honest")
-    defences = nb.metadata["course"]["grading"]["defences"]
-    assert defences.startswith("bubblewrap"), defences
+    course = graded[0]
+    for name in ("honest", "fork_bomb", "memfd_hold"):
+        nb = course.autograded(ASSIGNMENT, name)
+        defences = nb.metadata["course"]["grading"]["defences"]
+        assert defences.startswith("bubblewrap"), (name, defences)
+
+
+def test_stock_nbgrader_says_its_defences_and_keeps_the_terminal_clean(grader):
+    """Serial stock `nbgrader autograde` of the case whose reason carries escape sequences:
+    nbgrader's own log (which the parallel command keeps off the terminal) says which
+    defences are active and carries no control characters."""
+    course = Course(course_folder(), grader)
+    try:
+        assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
+        name = "=HYPERLINK(1)"
+        make, score, _ = CASES[name]
+        course.submit(name, ASSIGNMENT, make(course, {}))
+        result = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "Grading defences: bubblewrap" in result.stderr
+        for text in (result.stdout, result.stderr):
+            assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
+        assert course.score(ASSIGNMENT, name) == score
+    finally:
+        shutil.rmtree(course.root, ignore_errors=True)
 
 
 def needs_cgroup(graded):
@@ -240,7 +278,8 @@ def test_report_and_terminal_get_no_control_characters_or_formulas(graded):
     result = subprocess.run([sys.executable, "-m", "grader", "report", ASSIGNMENT], cwd=course.root,
                             capture_output=True, text=True, check=True)
     csv_text = (course.root / "reports" / f"{ASSIGNMENT}.csv").read_text()
-    for text in (result.stdout, csv_text, graded[1].stderr):
+    # the parallel command's terminal output: its notes and the report it prints
+    for text in (result.stdout, csv_text, graded[1].stderr, graded[1].stdout):
         assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
     assert "\n\"=HYPERLINK" not in csv_text and "\"'=HYPERLINK(1)\"" in csv_text
     assert "honest                  10/10 forged" in csv_text  # the text stays, inert

@@ -1,4 +1,7 @@
-"""A representative part of the hostile corpus, on lab 01, in ONE autograde run:
+"""A representative part of the hostile corpus, on lab 01, in ONE run of the course's
+parallel command (`python -m grader grade --workers 2`: stock `nbgrader autograde
+--student` per submission, two at a time), so the suite also proves that hostile work
+graded in parallel gets the scores and reasons serial grading gave:
 blank, autograd instead of formulas, a forged report, monkeypatched course helpers,
 a dying kernel, an output flood in the cell whose honest evidence is over the cap,
 theft of the answer key, beside honest work."""
@@ -83,13 +86,22 @@ def graded(grader):
     }
     for name, nb in submissions.items():
         course.submit(name, ASSIGNMENT, nb)
-    result = course.autograde(ASSIGNMENT)
+    result = course.grade(ASSIGNMENT, workers=2)
     yield course, result
 
 
 # 9 points, plus 3 of extra credit for the bonus exercises
 SCORES = {"honest": 12, "blank": 0, "autograd": 5, "forger": 0, "patches": 0, "dying": 7,
           "flood": 12, "theft": 12}
+
+
+def test_every_submission_was_graded(graded):
+    course, result = graded
+    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
+    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
+    assert "2 at a time" in result.stderr, result.stderr[-3000:]
+    for name in SCORES:
+        assert (course.root / "autograded" / name / ASSIGNMENT).exists(), name
 
 
 @pytest.mark.parametrize("name", SCORES)

@@ -1,4 +1,7 @@
-"""Lab 03 in ONE autograde run: the solution, the release, the gradchecks the issue names
+"""Lab 03 in ONE run of the course's parallel command (`python -m grader grade
+--workers 2`: stock `nbgrader autograde --student` per submission, two at a time, so the
+suite also proves that parallel grading gives the scores and reasons serial grading
+gave): the solution, the release, the gradchecks the issue names
 (always True, always raising, each hint ignored) and a representative part of the hostile
 corpus (forged evidence, monkeypatched course helpers, a dying kernel, theft of the
 reference gradcheck), each with the score it must get."""
@@ -91,7 +94,7 @@ def graded(grader):
     }
     for name, nb in submissions.items():
         course.submit(name, ASSIGNMENT, nb)
-    result = course.autograde(ASSIGNMENT)
+    result = course.grade(ASSIGNMENT, workers=2)
     yield course, result
 
 
@@ -99,6 +102,15 @@ def graded(grader):
 # written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1.
 SCORES = {"honest": 8, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 2, "no_zero": 2,
           "graph_zero_only": 2, "no_atol": 2, "dying": 2, "forger": 0, "patches": 2, "theft": 8}
+
+
+def test_every_submission_was_graded(graded):
+    course, result = graded
+    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
+    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
+    assert "2 at a time" in result.stderr, result.stderr[-3000:]
+    for name in SCORES:
+        assert (course.root / "autograded" / name / ASSIGNMENT).exists(), name
 
 
 @pytest.mark.parametrize("name", SCORES)
