@@ -32,7 +32,7 @@ ASSIGNMENTS = ("theory03-en", "theory03-es")
 WRONG = {"theory03-forward-answer":
          "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
 # the hostile corpus's limits (tests/test_hostile.py): the fork bomb meets 128 processes
-LIMITS = ["--Execute.timeout=5", "--GradingExecute.notebook_timeout=40",
+LIMITS = ["--Execute.timeout=10", "--GradingExecute.notebook_timeout=60",
           "--SandboxedKernelManager.process_limit=128"]
 
 
@@ -189,7 +189,7 @@ def on_cluster(grader, graded, dask_cluster, postgres):
         course.submit(name, assignment, nb)
     run = grade_command(course, assignment, f"--scheduler={dask_cluster}", *grader.arguments())
     yield course, run, url.render_as_string(hide_password=False)
-    print("KEPT", course.root)
+    subprocess.run(["rm", "-rf", str(course.root)], check=False)
 
 
 class PasswordFor:
