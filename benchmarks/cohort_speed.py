@@ -18,6 +18,7 @@ pays for cold caches alone.
 """
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,12 @@ from grader.demo import COHORT, submission
 ASSIGNMENT = "theory03-en"
 MIX = ("honest", "wrong", "hard-coded")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
+
+
+def cpu_seconds():
+    """CPU time of the finished child processes so far (kernels included: each is waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def nbgrader(root, *arguments):
@@ -90,7 +97,9 @@ def main():
         nbgrader(folder, "autograde", ASSIGNMENT, "--student=s000-honest", "--force")  # warm-up
 
         (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
+        cpu = cpu_seconds()
         stock = nbgrader(folder, "autograde", ASSIGNMENT, "--force")
+        stock_cores = (cpu_seconds() - cpu) / stock
         (folder / "nbgrader_config.py").write_text(ours_config)
         serial = nbgrader(folder, "autograde", ASSIGNMENT, "--force")
         started = time.monotonic()
@@ -112,6 +121,10 @@ def main():
     print(f"sandbox overhead, serial: {(serial - stock) / n:+.2f} s per submission "
           f"({100 * (serial - stock) / stock:+.0f}%)")
     print(f"floor (kernel start + the notebook's imports): {base:.2f} s per submission")
+    # serial stock grading already keeps more than one core busy (nbgrader's own process
+    # beside the kernel, and the kernel's numerical threads): N cores give at most N / this
+    print(f"cores busy on average during stock serial grading: {stock_cores:.2f} "
+          f"(so at most {os.cpu_count() / stock_cores:.2f}x on {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":
