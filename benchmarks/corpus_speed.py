@@ -1,0 +1,99 @@
+"""The hostile corpus graded serially and in parallel, side by side: a benchmark
+that prints its figures (not a test).
+
+    python benchmarks/corpus_speed.py [--workers 2] [--cases NAME ...]
+
+Two course copies get every case of tests/corpus/cases.py, as tests/test_hostile.py
+builds them. One is graded by serial stock `nbgrader autograde`, the other by
+`python -m grader grade --workers N`, with the corpus's limits. It prints both
+times, the ratio, and whether every case got the same score and the same reasons
+(numbers and signs blanked: each run draws its own inputs).
+"""
+import argparse
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from conftest import Course, Grader, course_folder  # noqa: E402
+from corpus.cases import CASES  # noqa: E402
+from test_hostile import ASSIGNMENT, LIMITS, Listener  # noqa: E402
+
+from grader.report import cohort  # noqa: E402
+
+
+def make_course(grader, listener, names):
+    course = Course(course_folder(), grader)
+    course.nbgrader("generate_assignment", ASSIGNMENT, "--force")
+    (course.root / "canary.txt").write_text("instructor's file")
+    paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
+                 gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
+                 source_dir=course.root / "source", port=listener.port, root=course.root,
+                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
+    for name in names:
+        make = CASES[name][0]
+        course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
+    return course
+
+
+def outcomes(course):
+    """student -> (score, {grade id: reason with numbers blanked})."""
+    _, rows = cohort(course.root, ASSIGNMENT)
+    return {row["student"]: (row["score"], {key: blank(value) for key, value in row.items()
+                                            if key.endswith(" reason")})
+            for row in rows}
+
+
+def blank(reason):
+    """A reason with its numbers and signs blanked: each run draws its own points and functions."""
+    signed = re.sub(r"\d+(\.\d+)?(e±?\d+)?", "#", re.sub(r"[-−+]", "±", str(reason)))
+    # a coefficient of 1 is not written: "± x" stands for "± #x"
+    return signed.replace("±#", "#").replace("± x", "± #x")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=sorted(CASES),
+                        help="grade only these cases (default: all)")
+    arguments = parser.parse_args()
+    workers, names = arguments.workers, arguments.cases
+    grader, listener = Grader(), Listener()
+    serial, parallel = (make_course(grader, listener, names), make_course(grader, listener, names))
+    try:
+        started = time.monotonic()
+        serial.nbgrader("autograde", ASSIGNMENT, "--force", *LIMITS, check=False)
+        serial_seconds = time.monotonic() - started
+        started = time.monotonic()
+        run = parallel.grade(ASSIGNMENT, *LIMITS, workers=workers)
+        parallel_seconds = time.monotonic() - started
+        one, other = outcomes(serial), outcomes(parallel)
+    finally:
+        listener.running = False
+        for course in (serial, parallel):
+            shutil.rmtree(course.root, ignore_errors=True)
+        grader.close()
+    scores = [name for name in one if one[name][0] != other.get(name, (None,))[0]]
+    reasons = [name for name in one if one[name][1] != other.get(name, (None, None))[1]]
+    print(f"hostile corpus: {len(names)} theory03-en cases, limits {' '.join(LIMITS)}")
+    print(f"serial stock nbgrader autograde (sandboxed): {serial_seconds:6.1f} s")
+    print(f"parallel grader grade --workers {workers}:         {parallel_seconds:6.1f} s "
+          f"(exit status {run.returncode})")
+    print(f"parallel vs serial: {serial_seconds / parallel_seconds:.2f}x faster")
+    print(f"same score: {len(one) - len(scores)} of {len(one)} cases"
+          + (f" (differ: {', '.join(scores)})" if scores else ""))
+    print(f"same reasons: {len(one) - len(reasons)} of {len(one)} cases"
+          + (f" (differ: {', '.join(reasons)})" if reasons else ""))
+    for name in reasons:
+        for key in sorted(set(one[name][1]) | set(other.get(name, (0, {}))[1])):
+            serial_reason, parallel_reason = one[name][1].get(key), other[name][1].get(key)
+            if serial_reason != parallel_reason:
+                print(f"  {name} {key}:\n    serial:   {serial_reason}\n    parallel: {parallel_reason}")
+
+
+if __name__ == "__main__":
+    main()
