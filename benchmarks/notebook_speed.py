@@ -3,7 +3,7 @@
     python benchmarks/notebook_speed.py [source/theory03-en/theory03.ipynb]
 
 Every graded submission pays for executing the whole notebook, demos included,
-so its time over the floor is what the demos cost each grading. Medians of 3
+so its time over the floor is what the demos cost each grading. Medians of 5
 alternating runs. It prints figures; it asserts nothing.
 """
 import statistics
@@ -15,7 +15,7 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNS = 3
+RUNS = 5
 
 
 def run(nb):
@@ -26,7 +26,7 @@ def run(nb):
 
 
 def main():
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "source" / "theory03-en" / "theory03.ipynb"
+    path = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "source" / "theory03-en" / "theory03.ipynb"
     notebook = nbformat.read(path, as_version=4)
     floor = nbformat.v4.new_notebook()
     # the floor: the setup cell (every import the notebook makes at the top) and nothing else

@@ -165,3 +165,15 @@ def test_checks_describe_calls_without_words():
     describe = CHECKS["theory03-central"].describe
     assert describe([[1.2, -1, -1.97, 0], 0.5, 1e-3]) == \
         "central_difference(f, 0.5, eps=0.001), f(x) = 1.2 − x − 1.97x²"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_deep_chain_demo_walks_past_the_recursion_limit_and_shows_the_recursive_sort_fail(lang):
+    """Made shorter for speed (issue 9, item 15), the demo must still show what it is there for."""
+    cell = next(c for c in source(lang).cells if c.cell_type == "code" and "recursive_order" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    depth, limit = (int(n.replace(",", "").replace(".", ""))
+                    for n in re.findall(r"\d[\d,.]*\d", printed.splitlines()[0])[:2])
+    assert depth >= 5 * limit, printed  # "far deeper" than the limit, and the prose says how many times
+    assert "start.grad = 1" in printed and "RecursionError" in printed.splitlines()[1], printed
+    assert {"en": "five times deeper", "es": "cinco veces más\nprofunda"}[lang] in MASTER.read_text()
