@@ -25,11 +25,17 @@ What parallel grading adds, and how it is handled:
   reported with a reason; running the command again grades it.
 - Ctrl-C: each running process is interrupted once (nbgrader then removes its
   unfinished submission, as it does serially); what was graded stays graded,
-  and the same command again finishes the job.
+  and the same command again finishes the job. If this process itself is
+  killed, each grading process is interrupted the same way (a parent-death
+  signal), so none goes on grading unwatched.
+- One run per assignment at a time (a lock in the course folder): two runs
+  would grade, and write, the same submissions.
 
 At the end it writes the cohort report (`grader/report.py`): the CSV, and the
 HTML page in the instructor's language (`--lang en|es`).
 """
+import ctypes
+import fcntl
 import glob
 import itertools
 import os
@@ -142,6 +148,7 @@ class Forked:
     def __init__(self, argv, cwd, log):
         self.returncode = None
         sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice
+        parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns
             code = 1
@@ -149,6 +156,7 @@ class Forked:
                 # a session of its own: the terminal's Ctrl-C reaches only the parent,
                 # which interrupts each grading process exactly once
                 os.setsid()
+                interrupt_when_orphaned(parent)
                 fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(fd, 1), os.dup2(fd, 2)
                 null = os.open(os.devnull, os.O_RDONLY)
@@ -189,6 +197,34 @@ class Forked:
     def send_signal(self, number):
         if self.poll() is None:
             os.kill(self.pid, number)
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): a signal this process gets when its parent dies
+
+
+def interrupt_when_orphaned(parent):
+    """If the parent dies (killed, its terminal closed), interrupt this grading process
+    as Ctrl-C would: nbgrader then removes the submission it had not finished."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGINT)
+    if os.getppid() != parent:  # it died before the request was made
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def lock(root, assignment):
+    """Hold the assignment's grading lock for the rest of this process, or exit saying who
+    holds it. An open file, never closed: the lock goes with the process, however it ends."""
+    path = Path(root) / f".grader-grade-{assignment}.lock"
+    held = open(path, "a+")  # noqa: SIM115
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        held.seek(0)
+        raise SystemExit(f"another `python -m grader grade {assignment}` is grading this course "
+                         f"(process {held.read().strip() or '?'}): wait for it to finish") from None
+    held.truncate(0)
+    held.write(str(os.getpid()))
+    held.flush()
+    return held
 
 
 def warm_up(scheduler=None):
@@ -247,6 +283,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice by a fork
     root = Path(root).resolve()
     options = list(options) + (["--force"] if force else [])
+    held = lock(root, assignment)  # noqa: F841  (held until this function returns)
     cohort = students(root, assignment)
     if scheduler:
         from grader.cluster import threads_of

@@ -117,9 +117,12 @@ def points_of(root, assignment):
 
 
 def shape_of(reason):
-    """A reason with its numbers blanked: the cases are drawn afresh for every
-    submission, so the same mistake reads with other numbers."""
-    return re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "#", reason)
+    """A reason with its numbers and signs blanked: the cases (points, functions) are
+    drawn afresh for every submission, so the same mistake reads with other numbers."""
+    signed = re.sub(r"\d+(\.\d+)?(e±?\d+)?", "#", re.sub(r"[-−+]", "±", str(reason)))
+    # a polynomial's terms ("#x³", "x", "#") and the signs between them read as one blank
+    terms = re.sub(r"(?<![\w(])±?#?x?[²³]?(?![\w)])", lambda m: "#" if m.group() else "", signed)
+    return re.sub(r"#(\s*±?\s*#)+", "#", terms.replace("±#", "#"))
 
 
 def questions(ids, rows, points):
