@@ -10,7 +10,6 @@ times, the ratio, and whether every case got the same score and the same reasons
 (numbers and signs blanked: each run draws its own inputs).
 """
 import argparse
-import re
 import shutil
 import sys
 import time
@@ -18,40 +17,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from conftest import Course, Grader, course_folder  # noqa: E402
+from conftest import Grader  # noqa: E402
 from corpus.cases import CASES  # noqa: E402
-from test_hostile import ASSIGNMENT, LIMITS, Listener  # noqa: E402
+from test_hostile import ASSIGNMENT, LIMITS, Listener, corpus_course, outcomes  # noqa: E402
 
 from grader.report import cohort  # noqa: E402
-
-
-def make_course(grader, listener, names):
-    course = Course(course_folder(), grader)
-    course.nbgrader("generate_assignment", ASSIGNMENT, "--force")
-    (course.root / "canary.txt").write_text("instructor's file")
-    paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
-                 gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
-                 source_dir=course.root / "source", port=listener.port, root=course.root,
-                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
-    for name in names:
-        make = CASES[name][0]
-        course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
-    return course
-
-
-def outcomes(course):
-    """student -> (score, {grade id: reason with numbers blanked})."""
-    _, rows = cohort(course.root, ASSIGNMENT)
-    return {row["student"]: (row["score"], {key: blank(value) for key, value in row.items()
-                                            if key.endswith(" reason")})
-            for row in rows}
-
-
-def blank(reason):
-    """A reason with its numbers and signs blanked: each run draws its own points and functions."""
-    signed = re.sub(r"\d+(\.\d+)?(e±?\d+)?", "#", re.sub(r"[-−+]", "±", str(reason)))
-    # a coefficient of 1 is not written: "± x" stands for "± #x"
-    return signed.replace("±#", "#").replace("± x", "± #x")
 
 
 def main():
@@ -63,7 +33,7 @@ def main():
     arguments = parser.parse_args()
     workers, names = arguments.workers, arguments.cases
     grader, listener = Grader(), Listener()
-    serial, parallel = (make_course(grader, listener, names), make_course(grader, listener, names))
+    serial, parallel = (corpus_course(grader, listener, names), corpus_course(grader, listener, names))
     try:
         started = time.monotonic()
         serial.nbgrader("autograde", ASSIGNMENT, "--force", *LIMITS, check=False)
@@ -71,7 +41,7 @@ def main():
         started = time.monotonic()
         run = parallel.grade(ASSIGNMENT, *LIMITS, workers=workers)
         parallel_seconds = time.monotonic() - started
-        one, other = outcomes(serial), outcomes(parallel)
+        one, other = (outcomes(cohort(course.root, ASSIGNMENT)[1]) for course in (serial, parallel))
     finally:
         listener.running = False
         for course in (serial, parallel):

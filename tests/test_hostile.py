@@ -24,9 +24,10 @@ import sys
 import threading
 
 import pytest
-
 from conftest import Course, course_folder, graded_cells, verdict_text
 from corpus.cases import CASES
+
+from grader.report import cohort, shape_of
 from grader.sandbox import sandbox_available
 
 pytestmark = pytest.mark.skipif(
@@ -83,28 +84,41 @@ def leftovers():
     return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
 
 
+def corpus_course(grader, listener, names):
+    """A course copy with the corpus's cases `names` submitted, one student each."""
+    course = Course(course_folder(), grader)
+    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
+    (course.root / "canary.txt").write_text("instructor's file")
+    paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
+                 gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
+                 source_dir=course.root / "source", port=listener.port, root=course.root,
+                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
+    for name in names:
+        make = CASES[name][0]
+        course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
+    return course
+
+
+def outcomes(rows):
+    """student -> (score, {grade id: reason with its numbers and signs blanked})."""
+    return {row["student"]: (row["score"], {key: shape_of(value) for key, value in row.items()
+                                            if key.endswith(" reason")})
+            for row in rows}
+
+
 @pytest.fixture(scope="module")
 def graded(grader):
     free = shutil.disk_usage("/tmp").free
     memory = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     assert free > 4 * 1024 ** 3 and memory > 4 * 1024 ** 3, "the memory/disk cases need 4 GiB free"
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
-    (course.root / "canary.txt").write_text("instructor's file")
     listener = Listener()
-    paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
-                 gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
-                 source_dir=course.root / "source", port=listener.port, root=course.root,
-                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
-    before = digest(course.root / "source"), digest(course.root / "release")
     left_before = leftovers()
-    for name, (make, _, _) in CASES.items():
-        course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
+    course = corpus_course(grader, listener, CASES)
+    before = digest(course.root / "source"), digest(course.root / "release")
     result = course.grade(ASSIGNMENT, *LIMITS, workers=2)
     left = leftovers() - left_before
     listener.running = False
     report = course.nbgrader("export", "--to", str(course.root / "grades.csv"), check=False)
-    from grader.report import cohort
     yield course, result, before, listener, cohort(course.root, ASSIGNMENT), report, left
     shutil.rmtree(course.root, ignore_errors=True)
 
@@ -153,6 +167,30 @@ BROKEN_CELLS = {  # case: what the cell that broke says
 def test_reason_of_the_cell_that_broke(graded, name):
     text = outputs(graded[0], name)
     assert BROKEN_CELLS[name] in text, text[-1500:]  # on failure: what the cell did say
+
+
+# the cases where grading two at a time could change a verdict: limits met beside a
+# neighbour (processes, memory, /tmp, output, time) and kernels that die
+SHARED_LIMITS = ("honest", "wrong", "fork_bomb", "memory_bomb", "memfd_hold", "tmpfs_fill",
+                 "output_flood", "endless_loop", "dying_kernel")
+
+
+def test_parallel_gives_the_scores_and_reasons_serial_grading_gives(graded, grader):
+    """Those cases graded again, one after another by stock `nbgrader autograde`, get
+    exactly what the parallel run gave them (numbers blanked: each run draws its own)."""
+    listener = Listener()
+    course = corpus_course(grader, listener, SHARED_LIMITS)
+    try:
+        done = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        serial = outcomes(cohort(course.root, ASSIGNMENT)[1])
+    finally:
+        listener.running = False
+        shutil.rmtree(course.root, ignore_errors=True)
+    parallel = outcomes(graded[4][1])
+    for name in SHARED_LIMITS:
+        print(name, serial[name][0], parallel[name][0])
+        assert parallel[name] == serial[name], name
 
 
 def test_missing_graded_cells_are_named(graded):
