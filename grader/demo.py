@@ -116,11 +116,12 @@ def main(argv):
     print(f"demo course in {folder}: theory03 in {', '.join(languages)}, "
           f"students {', '.join(names)}")
     assignments = make_course(folder, languages, names)
-    pages = []
+    pages, not_graded = [], []
     for assignment in assignments:
         print(f"\n== {assignment}")
-        grade(folder, assignment, arguments.workers, progress=not arguments.no_progress,
-              lang=arguments.lang)
+        outcomes = grade(folder, assignment, arguments.workers, progress=not arguments.no_progress,
+                         lang=arguments.lang)
+        not_graded += [f"{o.student} ({assignment})" for o in outcomes if not o.ok]
         nbgrader(folder, "generate_feedback", assignment)
         pages.append(folder / "reports" / f"{assignment}.html")
     print("\nwhere to look:")
@@ -130,4 +131,7 @@ def main(argv):
     print(f"  graded notebooks:  {folder / 'autograded'}/STUDENT/ASSIGNMENT/")
     print(f"  students' feedback (HTML): {folder / 'feedback'}/STUDENT/ASSIGNMENT/")
     print(f"  gradebook: {folder / 'gradebook.db'}   (nbgrader export, formgrader)")
+    if not_graded:  # the demo shows the job working: a submission left ungraded is a failure
+        print(f"\nNOT GRADED: {', '.join(not_graded)}", file=sys.stderr)
+        return 1
     return 0

@@ -381,18 +381,38 @@ def test_html_report_in_the_instructors_language(graded):
 
 
 def test_demo_runs(grader):
-    done = subprocess.run([sys.executable, "-m", "grader", "demo", "--quick", "--no-progress"],
-                          check=False, capture_output=True, text=True, timeout=600,
+    """The README's main-job command, whole: both languages, every kind of submission."""
+    done = subprocess.run([sys.executable, "-m", "grader", "demo", "--no-progress"],
+                          check=False, capture_output=True, text=True, timeout=900,
                           **grader.options())
     assert done.returncode == 0, done.stderr[-3000:]
     folder = Path(done.stdout.split("demo course in ")[1].split(":")[0])
     try:
-        assert re.search(r"honest +12/12", done.stdout) and re.search(r"fork-bomb +12/12", done.stdout)
-        assert "where to look" in done.stdout
-        assert (folder / "reports" / "theory03-en.html").exists()
-        assert list((folder / "feedback" / "honest" / "theory03-en").glob("*.html"))
+        print(done.stdout)
+        for assignment in ("theory03-en", "theory03-es"):
+            summary = done.stdout.split(f"== {assignment}")[1].split("==")[0]
+            # honest work, and the fork bomb beside it, get full marks; every shortcut loses some
+            assert re.search(r"honest +12/12", summary) and re.search(r"fork-bomb +12/12", summary)
+            for name in ("wrong", "hard-coded", "snoop"):
+                score = float(re.search(rf"{name} +([\d.]+)/12", summary).group(1))
+                assert score < 12, (name, summary)
+            assert (folder / "reports" / f"{assignment}.html").exists()
+            assert list((folder / "feedback" / "honest" / assignment).glob("*.html"))
+        assert "where to look" in done.stdout and "NOT GRADED" not in done.stderr
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+def test_the_demo_fails_when_a_submission_is_not_graded(monkeypatch, tmp_path, capsys):
+    import grader.cohort
+    import grader.demo
+    monkeypatch.setattr(grader.demo, "make_course", lambda folder, languages, names: ["theory03-en"])
+    monkeypatch.setattr(grader.demo, "nbgrader", lambda *a: None)
+    monkeypatch.setattr(grader.cohort, "grade", lambda *a, **k: [
+        grader.cohort.Outcome("ana", True), grader.cohort.Outcome("eva", False, "killed")])
+    monkeypatch.setattr(grader.demo.tempfile, "mkdtemp", lambda prefix: str(tmp_path))
+    assert grader.demo.main(["--quick"]) == 1
+    assert "NOT GRADED: eva (theory03-en)" in capsys.readouterr().err
 
 
 def test_nbgrader_options_reach_the_plan():
