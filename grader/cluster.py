@@ -18,6 +18,8 @@ decided here (`grader/verdicts.py`), never on the worker: a worker needs the
 course package and bubblewrap, and sees no gradebook, no references of other
 units' answers beyond the installed package, and no other submission.
 """
+import contextlib
+import fcntl
 import io
 import os
 import pwd
@@ -82,13 +84,48 @@ def execute_submission(notebook, files, seed, settings):
     nb = nbformat.reads(notebook, as_version=4)
     # one at a time: each worker process grades one submission (start workers
     # with --nthreads 1 and as many processes as cores: --nworkers)
-    with _one_at_a_time, tempfile.TemporaryDirectory(prefix="course-remote-") as folder:
+    with _one_at_a_time, turn_without_cgroup(config), \
+            tempfile.TemporaryDirectory(prefix="course-remote-") as folder:
         unpack(files, folder)
         if os.geteuid() == 0:
             os.chmod(folder, 0o755)  # the kernel's unprivileged user reads the copy
         step = GradingExecute(config=config)
         defences = step.execute(nb, {"metadata": {"path": folder}}, folder, seed)
     return nbformat.writes(nb), defences
+
+
+@contextlib.contextmanager
+def turn_without_cgroup(config):
+    """Run as an ordinary user where no cgroup can be made, every kernel of this user
+    counts against one process limit (an rlimit per user), so the worker processes
+    of this machine take turns (a lock file of this user's): a fork bomb on one
+    cannot take a neighbour's processes. Elsewhere, kernels run side by side."""
+    if not kernels_share_a_limit(config):
+        yield
+        return
+    path = os.path.join(tempfile.gettempdir(), f"course-grader-{os.geteuid()}.lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # and with it the lock
+
+
+def kernels_share_a_limit(config):
+    from grader.cgroups import KernelGroup
+    from grader.sandbox import SandboxedKernelManager
+
+    manager = SandboxedKernelManager(config=config)
+    if not manager.sandbox or os.geteuid() == 0:  # unsandboxed: no limits; root: a uid each
+        return False
+    group, _ = (KernelGroup.create(manager.memory_limit, manager.process_limit,
+                                   manager.cgroup_parent)
+                if manager.use_cgroup else (None, "cgroups turned off"))
+    if group is not None:
+        group.remove()
+        return False
+    return True
 
 
 def worker_uid(settings):

@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -433,6 +434,33 @@ def test_a_failed_process_is_reported_with_the_exception_that_stopped_it():
            "[AutogradeApp | ERROR] There was an error processing assignment 'a1'\n"
            "[AutogradeApp | ERROR] Please see the the above traceback for details\n")
     assert failure_reason(1, log) == "nbgrader exited with status 1: TypeError: can only concatenate str"
+
+
+def test_worker_processes_without_cgroups_take_turns(monkeypatch):
+    """An ordinary user's Dask workers on one machine, with no cgroup to be had, share
+    one per-user process limit: their kernels must not run side by side."""
+    import grader.cgroups
+    from grader.cluster import turn_without_cgroup
+    from traitlets.config import Config
+    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+                        classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
+    monkeypatch.setattr(os, "geteuid", lambda: 4242)
+    probe = ("import fcntl, os, sys, tempfile\n"
+             "fd = os.open(os.path.join(tempfile.gettempdir(), 'course-grader-4242.lock'), os.O_RDWR)\n"
+             "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); print('free')\n"
+             "except BlockingIOError:\n    print('taken')\n")
+    with turn_without_cgroup(Config()):  # another worker process tries meanwhile
+        inside = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    after = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    print("during a kernel:", inside.stdout.strip(), "after it:", after.stdout.strip())
+    assert (inside.stdout.strip(), after.stdout.strip()) == ("taken", "free")
+    # with a cgroup per kernel, no turns: nothing is locked
+    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+                        classmethod(lambda cls, *a, **k: (type("G", (), {"remove": lambda self: None})(), "")))
+    with turn_without_cgroup(Config()):
+        assert subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                              text=True).stdout.strip() == "free"
+    os.remove(os.path.join(tempfile.gettempdir(), "course-grader-4242.lock"))
 
 
 def test_a_worker_gets_only_its_submissions_files(tmp_path):
