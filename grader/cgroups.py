@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
+GRADER_LEAF = "course-grader"  # cgroup v2: where the grader's own processes move (see _create_v2)
 
 
 def own_path(controller, proc_cgroup="/proc/self/cgroup"):
@@ -82,13 +83,16 @@ class KernelGroup:
 
     @classmethod
     def _create_v2(cls, memory_bytes, max_processes, parent, root):
-        base = root / own_path("").strip("/") / parent
+        own = Path(own_path("").strip("/"))
+        if own.name == GRADER_LEAF:  # moved there by an earlier kernel's grading (below):
+            own = own.parent         # kernels go beside the leaf, never one level deeper
+        base = root / own / parent
         enabled = set((base / "cgroup.subtree_control").read_text().split())
         if not {"memory", "pids"} <= enabled:
             # cgroup v2 lets a group hand controllers to children only when no
             # process lives in it: move this grader into a leaf of its own first
             if (base / "cgroup.procs").read_text().split():
-                leaf = base / "course-grader"
+                leaf = base / GRADER_LEAF
                 leaf.mkdir(exist_ok=True)
                 for pid in (base / "cgroup.procs").read_text().split():
                     (leaf / "cgroup.procs").write_text(pid)

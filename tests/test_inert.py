@@ -62,6 +62,14 @@ def test_cgroup_v2_delegation_writes_the_limits(tmp_path, monkeypatch):
     assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
     assert (group.folders[0] / "memory.max").read_text() == str(2 << 30)
     assert (group.folders[0] / "pids.max").read_text() == "512"
+    # the next submission's grading process (forked from the grader) lives in the leaf
+    # now: its kernel's group goes beside the leaf, and nothing moves one level deeper
+    monkeypatch.setattr("grader.cgroups.own_path", lambda controller: "/user.slice/scope/course-grader")
+    (base / "cgroup.subtree_control").write_text("memory pids")  # as the kernel shows it
+    (base / "course-grader" / "cgroup.subtree_control").write_text("")
+    second, why = KernelGroup.create(2 << 30, 512, root=tmp_path)
+    assert why is None and second.folders[0].parent == base, second.folders
+    assert not (base / "course-grader" / "course-grader").exists()
 
 
 def test_no_cgroup_hierarchy_gives_a_reason(tmp_path):
