@@ -151,6 +151,7 @@ def test_executing_a_unit_twice_gives_the_same_bytes(tmp_path):
     byte for byte the same, so a rebuild with nothing changed leaves `git status` clean.
     (One unit, one language: the whole build executes every notebook and takes minutes.)"""
     from authoring.build import drop_large_evidence, execute, language_versions, write_signed
+
     written = []
     for run in range(2):
         nb = language_versions("theory03", ROOT)["en"]
