@@ -2,9 +2,16 @@
 import nbformat
 import pytest
 
-from authoring.build import stale_files, units
+from authoring.build import (
+    ROOT,
+    drop_large_evidence,
+    execute,
+    language_versions,
+    stale_files,
+    units,
+    write_signed,
+)
 from authoring.masters import differences, for_language, localize_code, read_master
-from authoring.build import ROOT
 
 
 def test_generated_notebooks_are_up_to_date():
@@ -150,8 +157,6 @@ def test_executing_a_unit_twice_gives_the_same_bytes(tmp_path):
     """A build is reproducible: run twice, theory/03 (figures, walks, a deep chain) comes out
     byte for byte the same, so a rebuild with nothing changed leaves `git status` clean.
     (One unit, one language: the whole build executes every notebook and takes minutes.)"""
-    from authoring.build import drop_large_evidence, execute, language_versions, write_signed
-
     written = []
     for run in range(2):
         nb = language_versions("theory03", ROOT)["en"]
