@@ -291,3 +291,8 @@ def test_the_visible_partial_test_names_a_forward_difference():
     message = fails(lambda: exec(visible, namespace))  # noqa: S102 (the notebook's own test cell)
     assert message.startswith("partial_difference(L, (2, 3, 4), 0) returned 4.0000") and \
         "forward difference" in message, message
+
+
+def test_a_none_inside_a_tuple_is_not_called_a_missing_return():
+    message = judged("theory03-gradients", lambda a, b, c: (4.0, None, -12.0), "en")
+    assert "missing return" not in message and "NoneType" in message, message

@@ -82,7 +82,7 @@ class Check:
                 return Verdict(False, say("raised", lang, what=what, error=str(result["error"])[:300]))
             key = _hashable(case)
             want = known[key] if key in known else self.reference(case)
-            if result.get("not_plain") == "NoneType":
+            if result.get("not_plain") == "None":  # the function returned None itself
                 return Verdict(False, say("expect_none", lang, what=what, want=short(want)))
             if "not_plain" in result:
                 return Verdict(False, say("not_plain", lang, what=what, kind=str(result["not_plain"])[:80]))
