@@ -5,7 +5,7 @@ LANGUAGES = ("en", "es")
 MESSAGES = {
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
-        "es": "el .data de los inputs pasó de {before} a {after}: restaura cada input tras perturbarlo",
+        "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
     },
     "lab03_unannotated": {
         "en": "gradcheck needs type annotations on every parameter and on its return value",
@@ -175,7 +175,7 @@ MESSAGES = {
     },
     "lab01_wrong": {
         "en": "{name} is off by {error:.2e} (max|G - R| / rms(R)), expected at most {tol:g}",
-        "es": "{name} se desvía {error:.2e} (max|G - R| / rms(R)), se esperaba como mucho {tol:g}",
+        "es": "{name} se desvía en {error:.2e} (max|G - R| / rms(R)), se esperaba como mucho {tol:g}",
     },
     "lab01_runs": {
         "en": "expected the gradients of {n} runs",

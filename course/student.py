@@ -42,19 +42,29 @@ def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
     predicts, shaped like `want` (None where any value may appear): an element
     that matches it gets that explanation too.
     """
-    lang = _state["lang"]
+    problem = explain(got, want, what, _state["lang"], tol, tol, names, mistakes)
+    if problem:
+        raise TestFailed(problem)
+
+
+def explain(got, want, what, lang, rel_tol=1e-9, abs_tol=1e-9, names=None, mistakes=None):
+    """Why `got` is not `want`, in `lang`, or None when it is (see `expect_close`).
+
+    The grader words its hidden checks' reasons with this same function, on the
+    evidence the probe carried out (plain numbers and lists), so a hidden test
+    fails with the very words of a visible one."""
     shown = _shown(got)
     if got is None:
-        raise TestFailed(say("expect_none", lang, what=what, want=_shown(want)))
+        return say("expect_none", lang, what=what, want=_shown(want))
     try:
         got_plain = plain(got)
         if not _numbers_only(got_plain):
             raise TypeError
     except TypeError:
-        raise TestFailed(say("not_plain", lang, what=what, kind=type(got).__name__)) from None
+        return say("not_plain", lang, what=what, kind=type(got).__name__)
     want_plain = plain(want)
-    if close(got_plain, want_plain, tol, tol):
-        return
+    if close(got_plain, want_plain, rel_tol, abs_tol):
+        return None
     single = not isinstance(want_plain, list)
     if single:
         items = [(got, want, got_plain, want_plain, None)]
@@ -62,19 +72,19 @@ def expect_close(got, want, what, tol=1e-9, names=None, mistakes=None):
         labels = list(names) if names else [f"[{i}]" for i in range(len(want_plain))]
         items = list(zip(got, want, got_plain, want_plain, labels))
     else:
-        raise TestFailed(say("expect_shape", lang, what=what, got=shown, want=_shown(want)))
+        return say("expect_shape", lang, what=what, got=shown, want=_shown(want))
     lines = [] if single else [say("expect_returned", lang, what=what, got=shown)]
     for index, (value, expected, value_plain, expected_plain, label) in enumerate(items):
-        if close(value_plain, expected_plain, tol, tol):
+        if close(value_plain, expected_plain, rel_tol, abs_tol):
             continue
         line = say("expect_element", lang, name=label, got=_shown(value), want=_shown(expected)) \
             if label else say("expect_value", lang, what=what, got=shown, want=_shown(expected))
         for key, wrong in (mistakes or {}).items():
             wrong = wrong if single else wrong[index]
-            if wrong is not None and close(value_plain, float(wrong), 1e-6, tol):
+            if wrong is not None and close(value_plain, float(wrong), 1e-6, abs_tol):
                 line += " \u2014 " + say(key, lang)
         lines.append(line)
-    raise TestFailed("\n".join(lines))
+    return "\n".join(lines)
 
 
 def _numbers_only(value):

@@ -17,10 +17,10 @@ def layers(root):
     order = root.topological_order()
     distance = {id(root): 0}
     for node in reversed(order):
-        for input_ in node._prev:
+        for input_ in node._inputs:
             distance[id(input_)] = max(distance.get(id(input_), 0), distance[id(node)] + 1)
     deepest = max(distance.values())
-    return {id(n): (deepest - distance[id(n)]) if n._prev else 0 for n in order}
+    return {id(n): (deepest - distance[id(n)]) if n._inputs else 0 for n in order}
 
 
 def heights(root, column):
@@ -31,15 +31,15 @@ def heights(root, column):
     rank = {id(n): i for i, n in enumerate(order)}
     users = {}
     for node in order:
-        for input_ in node._prev:
+        for input_ in node._inputs:
             users.setdefault(id(input_), []).append(rank[id(node)])
-    leaves = sorted((n for n in order if not n._prev),
+    leaves = sorted((n for n in order if not n._inputs),
                     key=lambda n: (min(users.get(id(n), [0])), len(users.get(id(n), []))))
     y = {id(n): float(len(leaves) - 1 - i) for i, n in enumerate(leaves)}
     for c in range(1, max(column.values()) + 1):
         nodes = [n for n in order if column[id(n)] == c]
         for n in nodes:
-            y[id(n)] = sum(y[id(x)] for x in n._prev) / len(n._prev)
+            y[id(n)] = sum(y[id(x)] for x in n._inputs) / len(n._inputs)
         nodes.sort(key=lambda n: -y[id(n)])
         for upper, lower in zip(nodes, nodes[1:]):
             gap = y[id(upper)] - y[id(lower)]
@@ -61,10 +61,12 @@ def draw_graph(root, title="", show_grad=True, ax=None):
     xy = {id(n): (column[id(n)] * COLUMN, y[id(n)]) for n in order}
     low, high = min(y.values()), max(y.values())
     if ax is None:
-        _, ax = plt.subplots(figsize=(COLUMN * (max(column.values()) + 1) * 0.95, 1.2 * (high - low) + 1.6))
+        # constrained layout makes room below the axes for a `legend`, and only when there is one
+        _, ax = plt.subplots(figsize=(COLUMN * (max(column.values()) + 1) * 0.95, 1.2 * (high - low) + 1.6),
+                             layout="constrained")
     for node in order:
         x, y_ = xy[id(node)]
-        for input_ in node._prev:
+        for input_ in node._inputs:
             px, py = xy[id(input_)]
             ax.annotate("", xy=(x - 0.75, y_), xytext=(px + 0.75, py),
                         arrowprops=dict(arrowstyle="->", color="0.4"))
@@ -74,7 +76,7 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         if show_grad:
             text += f"\ngrad = {node.grad:g}"
         ax.add_patch(FancyBboxPatch((x - 0.75, y_ - 0.38), 1.5, 0.76, boxstyle="round,pad=0.04",
-                                    fc=OPERATION if node._prev else LEAF, ec="0.3"))
+                                    fc=OPERATION if node._inputs else LEAF, ec="0.3"))
         ax.text(x, y_, text, ha="center", va="center", fontsize=9, family="monospace")
     ax.set_xlim(-0.9, COLUMN * max(column.values()) + 0.9)
     ax.set_ylim(low - 0.55, high + 0.55)
@@ -85,7 +87,12 @@ def draw_graph(root, title="", show_grad=True, ax=None):
 
 
 def legend(ax, leaf, operation):
-    """Name the two box colours (the words come from the notebook, in its language)."""
+    """Name the two box colours (the words come from the notebook, in its language).
+
+    The legend goes below the graph, outside the axes, in one row: however long
+    the words of a language, it can never cover a node."""
     from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(fc=LEAF, ec="0.3", label=leaf), Patch(fc=OPERATION, ec="0.3", label=operation)],
-              loc="lower right", fontsize=8, frameon=False)
+    return ax.legend(handles=[Patch(fc=LEAF, ec="0.3", label=leaf),
+                              Patch(fc=OPERATION, ec="0.3", label=operation)],
+                     loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8,
+                     frameon=False, borderaxespad=0.0)

@@ -18,13 +18,13 @@ _creation_number = attrgetter("_number")
 class Value:
     """A scalar that remembers how it was computed, so it can be differentiated."""
 
-    __slots__ = ("data", "grad", "label", "_prev", "_op", "_backward", "_number")
+    __slots__ = ("data", "grad", "label", "_inputs", "_op", "_backward", "_number")
 
     def __init__(self, data, _inputs=(), _op="", label=""):
         self.data = float(data)
         self.grad = 0.0
         self.label = label
-        self._prev = tuple(_inputs)  # the nodes this one was computed from
+        self._inputs = tuple(_inputs)  # the nodes this one was computed from
         self._number = next(_created)  # after every input's: see topological_order
         self._op = _op
         self._backward = lambda: None  # a leaf has nothing to propagate
@@ -146,7 +146,7 @@ class Value:
         """
         reached, stack = {self}, [self]
         while stack:
-            for input_ in stack.pop()._prev:
+            for input_ in stack.pop()._inputs:
                 if input_ not in reached:  # a Value hashes by identity
                     reached.add(input_)
                     stack.append(input_)
@@ -162,7 +162,7 @@ class Value:
         """
         order = self.topological_order()
         for node in order:
-            if node._prev:
+            if node._inputs:
                 node.grad = 0.0
         self.grad += 1.0
         for node in reversed(order):

@@ -34,7 +34,7 @@ def reverse_walk(root, order=None, accumulate=True):
     root.grad += 1.0
     steps = []
     for node in nodes:
-        inputs = list(dict.fromkeys(node._prev))  # x * x has x once here
+        inputs = list(dict.fromkeys(node._inputs))  # x * x has x once here
         before = [x.grad for x in inputs]
         node._backward()
         if not accumulate:
@@ -52,9 +52,9 @@ def _last_write(node, x, added):
     (x + x, x - x, x * x), the second assignment wins: for + it is out.grad,
     for - it is -out.grad, and for * it is (first input's data) * out.grad.
     """
-    if node._prev.count(x) < 2:
+    if node._inputs.count(x) < 2:
         return added
-    last = {"+": node.grad, "-": -node.grad, "*": node._prev[0].data * node.grad}
+    last = {"+": node.grad, "-": -node.grad, "*": node._inputs[0].data * node.grad}
     if node._op not in last:
         raise ValueError(f"accumulate=False: {node._op!r} with a repeated input is not modelled")
     return last[node._op]
@@ -71,10 +71,10 @@ def format_steps(steps, lang="en"):
     lines = []
     for number, step in enumerate(steps, start=1):
         node = step.node
-        if not node._prev:
+        if not node._inputs:
             lines.append(f"{number}. {name(node)}._backward(): {words['leaf']}")
             continue
-        formula = f" {node._op} ".join(name(p) for p in node._prev)
+        formula = f" {node._op} ".join(name(p) for p in node._inputs)
         lines.append(f"{number}. {name(node)}._backward()   [{name(node)} = {formula}]")
         sign = "+=" if step.accumulate else "="
         for input_, added, after in step.contributions:

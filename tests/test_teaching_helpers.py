@@ -97,7 +97,7 @@ def test_no_edge_of_the_diamond_crosses_a_box():
     y = heights(g["L"], column)
     boxes = {n: (column[id(v)] * COLUMN, y[id(v)]) for n, v in g.items()}
     for name, node in g.items():
-        for input_ in node._prev:
+        for input_ in node._inputs:
             (x0, y0), (x1, y1) = boxes[input_.label], boxes[name]
             x0, x1 = x0 + 0.75, x1 - 0.75
             for other, (bx, by) in boxes.items():
@@ -106,3 +106,30 @@ def test_no_edge_of_the_diamond_crosses_a_box():
                 for t in [k / 200 for k in range(201)]:
                     px, py = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
                     assert not (abs(px - bx) < 0.75 and abs(py - by) < 0.42), (input_.label, name, other)
+
+
+def test_the_spanish_legend_covers_no_node_and_stays_in_the_figure():
+    """Regression: inside the axes, the longer Spanish label pushed the legend onto the f (−) box."""
+    from matplotlib.patches import FancyBboxPatch
+
+    from minigrad.draw import legend
+    for show_grad in (False, True):
+        g = diamond()
+        g["L"].backward()
+        figure = draw_graph(g["L"], title="L = (a·b + c)·(a − c) tras el recorrido inverso",
+                            show_grad=show_grad)
+        box = legend(figure.axes[0], "hoja (una entrada que fijamos)", "operación")
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        extent = box.get_window_extent(renderer)
+        nodes = [p for p in figure.axes[0].patches if isinstance(p, FancyBboxPatch)]
+        assert len(nodes) == 7
+        for node in nodes:
+            assert not extent.overlaps(node.get_window_extent(renderer)), node
+        for text in figure.axes[0].texts:  # the arrows and the words in the boxes
+            assert not extent.overlaps(text.get_window_extent(renderer)), text.get_text()
+        inside = figure.bbox
+        assert inside.x0 <= extent.x0 and extent.x1 <= inside.x1 and inside.y0 <= extent.y0, extent
+        # no dead space: the legend sits just below the lowest box, and the figure ends just below it
+        lowest = min(node.get_window_extent(renderer).y0 for node in nodes)
+        assert lowest - extent.y1 < 0.5 * figure.dpi and extent.y0 - inside.y0 < 0.5 * figure.dpi

@@ -29,7 +29,9 @@ class Probe:
         results = []
         for case in self.draw(seed):
             try:
-                results.append({"value": plain(self.call(objects, case))})
+                value = self.call(objects, case)
+                # None itself (a missing return), told apart from a None inside a tuple
+                results.append({"not_plain": "None"} if value is None else {"value": plain(value)})
             except TypeError as error:
                 results.append({"not_plain": str(error)[:80]})
             except Exception as error:  # the student's code may raise anything

@@ -13,8 +13,8 @@ from course.probes import Probe
 from minigrad import Value
 
 
-def _node(data, children, backward):
-    out = Value(data, children, "bug")
+def _node(data, inputs, backward):
+    out = Value(data, inputs, "bug")
     out._backward = lambda: backward(out)
     return out
 

@@ -16,6 +16,7 @@ import numpy as np
 from course.evidence import ARRAY_DTYPES, close
 from course.i18n import say
 from course.probes import Probe, find_in_unit
+from course.student import explain
 
 
 @dataclass
@@ -38,7 +39,11 @@ class Check:
     `evidence_bytes(seed)`, when set, is the size of this cell's honest evidence
     output, when it is more than a cell may print (large arrays): GradingExecute
     lets that one evidence output through up to it; the rest keeps the cell's cap.
-    `bonus`: points of extra credit this cell gives when it passes (its `points` are 0)."""
+    `bonus`: points of extra credit this cell gives when it passes (its `points` are 0).
+    `names` labels the elements of a tuple answer, and `mistakes(case)` gives the wrong
+    answers the unit predicts for `case` (a message key of course.i18n -> a value shaped
+    like the answer, None where any value may appear), as in the visible tests: a failing
+    case is worded by `course.student.explain`, the function the visible tests use."""
     probe: Probe
     reference: Callable
     describe: Callable
@@ -48,6 +53,8 @@ class Check:
     compare: Optional[Callable] = None
     evidence_bytes: Optional[Callable] = None
     bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/bonus.py)
+    names: tuple | None = None
+    mistakes: Callable | None = None
 
     @property
     def grade_id(self):
@@ -73,18 +80,23 @@ class Check:
                 return Verdict(False, say("bad_evidence", lang, detail="result"))
             if "error" in result:
                 return Verdict(False, say("raised", lang, what=what, error=str(result["error"])[:300]))
-            if "not_plain" in result:
-                return Verdict(False, say("not_plain", lang, what=what, kind=str(result["not_plain"])[:80]))
             key = _hashable(case)
             want = known[key] if key in known else self.reference(case)
+            if result.get("not_plain") == "None":  # the function returned None itself
+                return Verdict(False, say("expect_none", lang, what=what, want=short(want)))
+            if "not_plain" in result:
+                return Verdict(False, say("not_plain", lang, what=what, kind=str(result["not_plain"])[:80]))
             got = decode(result.get("value"))
             if self.compare is not None:
                 problem = self.compare(got, want, case, lang, self.stated)
                 if problem:
                     return Verdict(False, f"{what}: {problem}")
             elif not close(got, _plain_want(want), self.rel_tol, self.abs_tol):
-                return Verdict(False, say("returned", lang, what=what, got=short(got),
-                                          want=short(_plain_want(want))))
+                mistakes = self.mistakes(case) if self.mistakes else None
+                return Verdict(False, explain(got, want, what, lang, self.rel_tol, self.abs_tol,
+                                              self.names, mistakes)
+                               or say("returned", lang, what=what, got=short(got),
+                                      want=short(_plain_want(want))))
         return Verdict(True, say("passed", lang, grade_id=self.grade_id, n=len(cases)))
 
 

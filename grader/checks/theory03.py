@@ -33,17 +33,49 @@ def central_reference(coefficients, x, eps):
     return (f(x + eps) - f(x - eps)) / (2 * eps)
 
 
+def _partial_case(case):
+    if len(case) == 4:
+        return diamond_L, list(case[:3]), case[3], 1e-5
+    *point, i, eps, q = case
+    return wavy(q), point, i, eps
+
+
 def partial_reference(case):
     """The central difference along argument i, the others held fixed."""
-    if len(case) == 4:
-        f, point, i, eps = diamond_L, list(case[:3]), case[3], 1e-5
-    else:
-        *point, i, eps, q = case
-        f = wavy(q)
+    f, point, i, eps = _partial_case(case)
     up, down = list(point), list(point)
     up[i] += eps
     down[i] -= eps
     return (f(*up) - f(*down)) / (2 * eps)
+
+
+# ---- the mistakes this unit predicts, case by case (the visible tests name the same) ----
+
+def gradients_mistakes(case):
+    """-6 for dL/da at the diamond: one side of the diamond only (f·b through e, e through f)."""
+    a, b, c = case
+    _, e, f, _ = forward_reference(a, b, c)
+    return {"theory03_only_through_e": (f * b, None, f), "theory03_only_through_f": (e, None, -e)}
+
+
+def central_mistakes(case):
+    coefficients, x, eps = case
+    f = cubic(coefficients)
+    return {"theory03_forward_difference": (f(x + eps) - f(x)) / eps}
+
+
+def partial_mistakes(case):
+    f, point, i, eps = _partial_case(case)
+    up = list(point)
+    up[i] += eps
+    return {"theory03_forward_difference": (f(*up) - f(*point)) / eps}
+
+
+def walk_mistakes(case):
+    if not case[3]:
+        return {}
+    a_grad, _, c_grad = walk_reference(*case[:3], accumulate=False)
+    return {"theory03_assigned": (a_grad, None, c_grad)}
 
 
 def describe_partial(case):
@@ -76,21 +108,23 @@ CHECKS = {
         PROBES["theory03-forward"],
         reference=lambda case: forward_reference(*case),
         describe=_describe_call("forward"),
+        names=("ab", "e", "f", "L"),
         stated={"known": {(2, 3, 4): (6, 10, -2, -20)}}),
     "theory03-gradients": Check(
         PROBES["theory03-gradients"],
         reference=lambda case: gradients_reference(*case),
         describe=_describe_call("gradients"),
+        names=("dL_da", "dL_db", "dL_dc"), mistakes=gradients_mistakes,
         stated={"known": {(2, 3, 4): (4, -4, -12)}}),
     "theory03-central": Check(
         PROBES["theory03-central"],
         reference=lambda case: central_reference(*case),
         describe=describe_cubic,
-        rel_tol=1e-7, abs_tol=1e-7),
+        rel_tol=1e-7, abs_tol=1e-7, mistakes=central_mistakes),
     "theory03-partial": Check(
         PROBES["theory03-partial"],
         reference=partial_reference,
-        describe=describe_partial,
+        describe=describe_partial, mistakes=partial_mistakes,
         # at the diamond the known values are exact and the float central difference is within ~1e-10
         rel_tol=1e-7, abs_tol=1e-7,
         stated={"known": {(2, 3, 4, 0): 4, (2, 3, 4, 1): -4, (2, 3, 4, 2): -12}}),
@@ -99,5 +133,6 @@ CHECKS = {
         reference=lambda case: walk_reference(*case),
         describe=lambda case: f"walk_by_hand({case[0]:g}, {case[1]:g}, {case[2]:g}, "
                               f"accumulate={bool(case[3])})",
+        names=("a_grad", "b_grad", "c_grad"), mistakes=walk_mistakes,
         stated={"known": {(2, 3, 4, True): (4, -4, -12), (2, 3, 4, False): (-6, -4, -2)}}),
 }
