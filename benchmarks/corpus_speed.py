@@ -8,6 +8,10 @@ builds them. One is graded by serial stock `nbgrader autograde`, the other by
 `python -m grader grade --workers N`, with the corpus's limits. It prints both
 times, the ratio, and whether every case got the same score and the same reasons
 (numbers and signs blanked: each run draws its own inputs).
+
+The serial baseline is stock `nbgrader autograde` with the course's configuration
+(sandboxed), not the stock unsandboxed one of benchmarks/cohort_speed.py: unsandboxed,
+the fork bomb, the memory bombs and the thieves would run on this machine as you.
 """
 import argparse
 import shutil
