@@ -7,7 +7,10 @@ the autograde, feedback and export tests then read. The `nbgrader validate`
 runs go two at a time (the machine has two cores).
 """
 import re
+import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -52,12 +55,33 @@ HARD_CODED = {
 
 
 def validate_all(folder, *options):
-    """assignment -> the result of `nbgrader validate [options] NOTEBOOK`, two at a time."""
+    """assignment -> the result of `nbgrader validate [options] NOTEBOOK`, two at a time.
+    Each runs on a copy: validating executes the notebook where it lies, and lab 01
+    writes its report files next to itself (into release/, which students are given)."""
+    copies = Path(tempfile.mkdtemp(prefix="course-validate-"))
+
     def run(assignment):
-        path = ROOT / folder / assignment / f"{unit_of(assignment)}.ipynb"
+        shutil.copytree(ROOT / folder / assignment, copies / assignment)
+        path = copies / assignment / f"{unit_of(assignment)}.ipynb"
         return nbgrader("validate", *options, str(path), check=False, capture_output=True, text=True)
-    with ThreadPoolExecutor(2) as pool:
-        return dict(zip(ASSIGNMENTS, pool.map(run, ASSIGNMENTS)))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            return dict(zip(ASSIGNMENTS, pool.map(run, ASSIGNMENTS)))
+    finally:
+        shutil.rmtree(copies, ignore_errors=True)
+
+
+def release_files():
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "release").rglob("*") if p.is_file())
+
+
+RELEASE_AT_START = release_files()  # when the suite is collected
+
+
+def test_validating_writes_nothing_into_the_release(source_validated, release_validated):
+    """A validated release once left lab 01's errors.csv in release/: a second run of the
+    suite failed, and the file would have gone to students with the release."""
+    assert release_files() == RELEASE_AT_START
 
 
 @pytest.fixture(scope="module")
