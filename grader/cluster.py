@@ -165,9 +165,25 @@ def cluster_threads(scheduler):
     SystemExit with a clear message when the scheduler cannot be reached."""
     from distributed import Client
 
+    refused_at_once(scheduler)
     try:
         with Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
             return sum(client.nthreads().values())
+    except OSError as error:
+        raise SystemExit(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+
+
+def refused_at_once(scheduler):
+    """A tcp:// address where nothing listens is said at once: Dask's client would
+    try again and again for CONNECT_TIMEOUT seconds before giving up."""
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(scheduler)
+    if address.scheme != "tcp" or not address.hostname or not address.port:
+        return
+    try:
+        socket.create_connection((address.hostname, address.port), timeout=CONNECT_TIMEOUT).close()
     except OSError as error:
         raise SystemExit(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
 
