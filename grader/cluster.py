@@ -113,19 +113,12 @@ def turn_without_cgroup(config):
 
 
 def kernels_share_a_limit(config):
-    from grader.cgroups import KernelGroup
     from grader.sandbox import SandboxedKernelManager
 
     manager = SandboxedKernelManager(config=config)
     if not manager.sandbox or os.geteuid() == 0:  # unsandboxed: no limits; root: a uid each
         return False
-    group, _ = (KernelGroup.create(manager.memory_limit, manager.process_limit,
-                                   manager.cgroup_parent)
-                if manager.use_cgroup else (None, "cgroups turned off"))
-    if group is not None:
-        group.remove()
-        return False
-    return True
+    return manager.trial_cgroup()[0] is None
 
 
 def worker_uid(settings):

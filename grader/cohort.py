@@ -100,7 +100,6 @@ def load_config(root, options):
 
 def plan(root, workers, options):
     """Decide how kernels graded at the same moment are kept apart (see the module's docstring)."""
-    from grader.cgroups import KernelGroup
     from grader.sandbox import SandboxedKernelManager
 
     if workers <= 1:
@@ -108,11 +107,8 @@ def plan(root, workers, options):
     manager = SandboxedKernelManager(config=load_config(root, options))
     if not manager.sandbox:
         return Plan(workers, note="unsandboxed: kernels have no limits to share")
-    group, why = (KernelGroup.create(manager.memory_limit, manager.process_limit,
-                                     manager.cgroup_parent)
-                  if manager.use_cgroup else (None, "cgroups turned off"))
+    group, why = manager.trial_cgroup()
     if group is not None:
-        group.remove()
         return Plan(workers, note="each kernel in a cgroup of its own")
     if os.geteuid() == 0:
         uids = [SLOT_UID_BASE + slot for slot in range(workers)]
@@ -211,8 +207,9 @@ def interrupt_when_orphaned(parent):
 
 
 def lock(root, assignment):
-    """Hold the assignment's grading lock for the rest of this process, or exit saying who
-    holds it. An open file, never closed: the lock goes with the process, however it ends."""
+    """Take the assignment's grading lock, or exit saying who holds it. The lock is held
+    while the returned file is open (by this process or the grading processes it forks),
+    so it goes with them however they end."""
     path = Path(root) / f".grader-grade-{assignment}.lock"
     held = open(path, "a+")  # noqa: SIM115
     try:
@@ -283,7 +280,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice by a fork
     root = Path(root).resolve()
     options = list(options) + (["--force"] if force else [])
-    held = lock(root, assignment)  # noqa: F841  (held until this function returns)
+    held = lock(root, assignment)
     cohort = students(root, assignment)
     if scheduler:
         from grader.cluster import threads_of
@@ -341,6 +338,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
         raise SystemExit(130)
     finally:
         shutil.rmtree(logs, ignore_errors=True)
+        held.close()
     bar.close()
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:

@@ -112,6 +112,15 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return command, kw
 
+    def trial_cgroup(self):
+        """(group, None) when a kernel of this configuration gets a cgroup of its own, else
+        (None, why not). The group is made to find out, and removed at once."""
+        group, why = (KernelGroup.create(self.memory_limit, self.process_limit, self.cgroup_parent)
+                      if self.use_cgroup else (None, "cgroups turned off"))
+        if group is not None:
+            group.remove()
+        return group, why
+
     def kernel_environment(self, offered):
         """The kernel's whole environment: an allowlist, nothing else of the grader's."""
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
@@ -210,13 +219,9 @@ def announce_defences(**_):
     if manager.sandbox and not sandbox_available(manager.bwrap):
         raise SystemExit(MISSING_TOOL)  # not an Exception: nbgrader lets it through
     if not _announced:
-        group, why = (KernelGroup.create(manager.memory_limit, manager.process_limit,
-                                         manager.cgroup_parent)
-                      if manager.use_cgroup else (None, "cgroups turned off"))
+        group, why = manager.trial_cgroup()
         app.log.warning("Grading defences: %s", describe_defences(manager.sandbox, group, why,
                                                                  manager.uid))
-        if group is not None:
-            group.remove()
         _announced.append(True)
 
 
