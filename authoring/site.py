@@ -262,8 +262,8 @@ def build_site(root=ROOT, out=None, quiet=True):
     """Build the website of the course in `root` into `out` (default root/_site): stage
     each language's Sphinx project in _build/site/<lang>/, build both at once (one
     Sphinx process each), then gather them with a bilingual front page."""
-    out = Path(out) if out else root / "_site"
-    work = root / "_build" / "site"
+    out = Path(out).resolve() if out else root / "_site"
+    work = (root / "_build" if out == root / "_site" else out.parent / f"{out.name}.build") / "site"
     pages = {lang: stage(root, lang, work / lang / "src") for lang in LANGUAGES}
     builds = {}
     for lang in LANGUAGES:
@@ -289,7 +289,10 @@ def build_site(root=ROOT, out=None, quiet=True):
 
 
 def main(argv=()):
+    """`python -m authoring site [-v] [--out FOLDER]`"""
+    argv = list(argv)
+    out = argv[argv.index("--out") + 1] if "--out" in argv else None
     started = time.monotonic()
-    out = build_site(quiet="-v" not in argv)
+    out = build_site(out=out, quiet="-v" not in argv)
     print(f"site written to {out}/ in {time.monotonic() - started:.0f} s "
           f"(open {out / 'index.html'}, or `python -m http.server -d {out.name}`)")
