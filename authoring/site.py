@@ -156,6 +156,15 @@ def guides(root, lang):
     return pages
 
 
+# the guides in the order of the roles: students, instructors, authors; others after them
+GUIDE_ORDER = ["docs/index", "docs/student", "docs/instructor", "docs/classroom", "docs/grading",
+               "docs/scaling", "docs/threat-model", "docs/authoring", "hidden-tests", "glossary"]
+
+
+def guide_order(page):
+    return (GUIDE_ORDER.index(page) if page in GUIDE_ORDER else len(GUIDE_ORDER), page)
+
+
 def index_page(root, lang):
     unit_titles = []
     for unit in units(root):
@@ -175,7 +184,7 @@ def index_page(root, lang):
         "```{toctree}", ":hidden:", f":caption: {say('site_units', lang)}", "",
         *[f"units/{unit}" for unit in units(root)], "```", "",
         "```{toctree}", ":hidden:", f":caption: {say('site_guides', lang)}", "",
-        *sorted(guide_pages, key=lambda page: (page != "docs/index", page)), "```", "",
+        *sorted(guide_pages, key=guide_order), "```", "",
     ])
 
 
@@ -193,6 +202,7 @@ html_title = {project!r}
 html_copy_source = False
 html_show_sourcelink = False
 html_permalinks = False
+html_show_copyright = False
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 nb_execution_mode = "off"
