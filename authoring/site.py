@@ -145,15 +145,17 @@ def unit_page(root, unit, lang):
     return page
 
 
+# a guide holding what students must not read (a rubric, say) carries this line
+PRIVATE = "<!-- instructors only: not on the website -->"
+
+
 def guides(root, lang):
     """{page path in the site (no suffix): Markdown file} for the guides in `lang`:
-    docs/<lang>/NAME.md -> docs/NAME, docs/NAME.md (one language only) -> NAME."""
-    pages = {}
-    for path in sorted((root / "docs").glob("*.md")):
-        pages[path.stem] = path
-    for path in sorted((root / "docs" / lang).glob("*.md")):
-        pages[f"docs/{path.stem}"] = path
-    return pages
+    docs/<lang>/NAME.md -> docs/NAME, docs/NAME.md (one language only) -> NAME.
+    A guide with the PRIVATE line is left out."""
+    found = [(path.stem, path) for path in sorted((root / "docs").glob("*.md"))]
+    found += [(f"docs/{path.stem}", path) for path in sorted((root / "docs" / lang).glob("*.md"))]
+    return {page: path for page, path in found if PRIVATE not in path.read_text(encoding="utf-8")}
 
 
 # the guides in the order of the roles: students, instructors, authors; others after them
