@@ -145,7 +145,7 @@ def unit_page(root, unit, lang):
     return page
 
 
-# a guide holding what students must not read (a rubric, say) carries this line
+# a guide holding what students must not read (a rubric, say) carries this line, alone
 PRIVATE = "<!-- instructors only: not on the website -->"
 
 
@@ -155,7 +155,8 @@ def guides(root, lang):
     A guide with the PRIVATE line is left out."""
     found = [(path.stem, path) for path in sorted((root / "docs").glob("*.md"))]
     found += [(f"docs/{path.stem}", path) for path in sorted((root / "docs" / lang).glob("*.md"))]
-    return {page: path for page, path in found if PRIVATE not in path.read_text(encoding="utf-8")}
+    return {page: path for page, path in found
+            if PRIVATE not in (line.strip() for line in path.read_text(encoding="utf-8").splitlines())}
 
 
 # the guides in the order of the roles: students, instructors, authors; others after them

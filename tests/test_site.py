@@ -242,5 +242,5 @@ def test_a_private_guide_stays_off_the_site(tmp_path):
     from authoring.site import PRIVATE, guides
     (tmp_path / "docs" / "en").mkdir(parents=True)
     (tmp_path / "docs" / "en" / "rubric.md").write_text(f"# Rubric\n\n{PRIVATE}\n\nthe model answer\n")
-    (tmp_path / "docs" / "en" / "open.md").write_text("# Open\n")
+    (tmp_path / "docs" / "en" / "open.md").write_text(f"# Open\n\nMark a private guide with `{PRIVATE}`.\n")
     assert list(guides(tmp_path, "en")) == ["docs/open"]
