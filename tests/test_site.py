@@ -244,3 +244,34 @@ def test_a_private_guide_stays_off_the_site(tmp_path):
     (tmp_path / "docs" / "en" / "rubric.md").write_text(f"# Rubric\n\n{PRIVATE}\n\nthe model answer\n")
     (tmp_path / "docs" / "en" / "open.md").write_text(f"# Open\n\nMark a private guide with `{PRIVATE}`.\n")
     assert list(guides(tmp_path, "en")) == ["docs/open"]
+
+
+def test_outputs_that_owe_something_to_a_solution_are_dropped():
+    """A cell shows its output only when nothing it reads comes from a solution: not
+    through a name, a name assigned from one, nor an object a solution's result was
+    put into; a name assigned again without one is clean again."""
+    from authoring.site import solution_free_outputs
+
+    def cell(source, role=None):
+        new = nbformat.v4.new_code_cell(source)
+        new.outputs = [nbformat.v4.new_output("stream", name="stdout", text=source)]
+        if role:
+            new.metadata["nbgrader"] = {"solution": role == "solution", "grade": role == "tests"}
+        return new
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        cell("import math\nrows = []\nx = 2.0\nprint(math.tau)"),                 # 0 shown
+        cell("def answer(v):\n    return 3 * v", "solution"),                     # 1 solution
+        cell("assert answer(1) == 3", "tests"),                                   # 2 test
+        cell("y = answer(x)\nprint(y)"),                                          # 3 reads answer
+        cell("print(y + 1)"),                                                     # 4 reads y
+        cell("for v in (1, 2):\n    rows.append(answer(v))"),                     # 5 fills rows
+        cell("print(len(rows))"),                                                 # 6 reads rows
+        cell("y = 5\nprint(x, y, math.pi)"),                                      # 7 y clean again
+        cell("%matplotlib inline\nprint(y)"),                                     # 8 magic, clean
+    ]
+    for number, each in enumerate(nb.cells):
+        each.id = f"c{number}"
+    shown = solution_free_outputs(nb)
+    assert sorted(shown) == ["c0", "c7", "c8"]
