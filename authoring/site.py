@@ -206,6 +206,7 @@ html_copy_source = False
 html_show_sourcelink = False
 html_permalinks = False
 html_show_copyright = False
+locale_dirs = ["locales"]
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 nb_execution_mode = "off"
@@ -242,12 +243,36 @@ def add_language_switch(app, pagename, templatename, context, doctree):
     context["body"] = switch + context.get("body", "")
 
 
+# the theme's own words that Furo has no Spanish for (Sphinx's are translated already)
+THEME_WORDS = {
+    "es": {"Next": "Siguiente", "Previous": "Anterior", "Back to top": "Volver arriba",
+           "On this page": "En esta página", "Made with ": "Hecho con ",
+           '<a href="https://www.sphinx-doc.org/">Sphinx</a> and ':
+               '<a href="https://www.sphinx-doc.org/">Sphinx</a> y '},
+}
+
+
+def write_theme_words(lang, folder):
+    """A message catalog for the theme's words in `lang` (Sphinx's locale_dirs)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import write_mo
+
+    catalog = Catalog(locale=lang, domain="sphinx")
+    for english, translated in THEME_WORDS.get(lang, {}).items():
+        catalog.add(english, translated)
+    target = folder / "locales" / lang / "LC_MESSAGES"
+    target.mkdir(parents=True)
+    with open(target / "sphinx.mo", "wb") as mo:
+        write_mo(mo, catalog)
+
+
 def stage(root, lang, folder):
     """Write the Sphinx project of one language into `folder`; return its page names."""
     if folder.exists():
         shutil.rmtree(folder)
     (folder / "units").mkdir(parents=True)
     (folder / "index.md").write_text(index_page(root, lang), encoding="utf-8")
+    write_theme_words(lang, folder)
     pages = ["index"]
     for unit in units(root):
         nbformat.write(unit_page(root, unit, lang), folder / "units" / f"{unit}.ipynb")

@@ -145,6 +145,7 @@ def test_every_unit_in_both_languages(site, unit, lang):
     assert f"../../{other}/units/{unit}.html" in page.links, "no language switch to the same page"
     assert text.startswith("English · Español") or "English · Español" in text[:2000]
     assert f"python -m course start {unit}-{lang}" in text
+    assert ("Back to top" if lang == "en" else "Volver arriba") in text  # the theme's words too
     # equations and MathJax, served by the site itself
     assert "\\frac" in text or "\\partial" in text or "\\varepsilon" in text
     assert "../_static/mathjax/tex-chtml.js" in page.resources
