@@ -8,7 +8,8 @@ import pytest
 
 from course.breakit import sub_sign_bug
 from grader.checks.lab03 import CHECKS
-from grader.gradcheck import gradcheck
+from grader.gradcheck import check_minigrad, gradcheck
+from grader.mutants import MUTANTS, engine_class, mutated_source
 from minigrad import Value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,14 +70,33 @@ def test_reference_respects_atol_and_rtol():
         gradcheck(almost, (Value(1.0),), atol=0.0, rtol=0.009)
 
 
-# minigrad stays untyped (students read it); --follow-imports=silent keeps --strict on the reference
-@pytest.mark.parametrize("tool", [["mypy", "--strict", "--follow-imports=silent"], ["ruff", "check"]])
+# the stop conditions as written: the reference and all it imports (minigrad, course.breakit) typed
+@pytest.mark.parametrize("tool", [["mypy", "--strict"], ["ruff", "check"]])
 def test_reference_is_typed_and_linted(tool):
     executable = shutil.which(tool[0], path=str(Path(sys.executable).parent))
     assert executable, f"{tool[0]} is pinned in requirements.txt"
     result = subprocess.run([executable, *tool[1:], REFERENCE], check=False, cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- the reference battery against single-rule backward mutants of the engine ----
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[f"{i}-{m.method}-{m.kind}" for i, m in enumerate(MUTANTS)])
+def test_reference_battery_catches_every_decidable_backward_mutant(mutant):
+    """Deterministic: fixed expressions at fixed points (benchmarks/gradcheck_mutants.py
+    runs the same mutants through the command)."""
+    failures = check_minigrad(engine_class(mutant), quiet=True)
+    if mutant.undecidable:
+        assert failures == 0, f"{mutant.name} was said undecidable ({mutant.undecidable}) but fails"
+    else:
+        assert failures > 0, f"the battery lets {mutant.name} through"
+
+
+def test_the_unmutated_engine_passes_and_every_mutant_line_exists():
+    assert check_minigrad(quiet=True) == 0
+    assert all(mutated_source(m) != mutated_source(MUTANTS[0]) or m is MUTANTS[0] for m in MUTANTS)
 
 
 # ---- the hidden checks, judged directly on gradcheck variants (no notebook yet) ----
