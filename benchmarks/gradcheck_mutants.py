@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.mutants import MUTANTS, mutated_source  # noqa: E402
+from grader.mutants import MUTANTS, mutated_source
 
 
 def caught(mutant, folder):

@@ -3,6 +3,38 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
+    # ---- lab 03: the hidden test of the student's gradcheck ----
+    "lab03_case": {
+        "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
+              " eps={eps}, atol={atol}, rtol={rtol}{extra}",
+        "es": "gradcheck con una expresión sorteada al corregir, entradas ({point}),"
+              " eps={eps}, atol={atol}, rtol={rtol}{extra}",
+    },
+    "lab03_case_stale": {
+        "en": ", every .grad at {stale} beforehand",
+        "es": ", con todos los .grad a {stale} de antes",
+    },
+    "lab03_case_unused": {
+        "en": ", the last input unused",
+        "es": ", la última entrada sin usar",
+    },
+    "lab03_got_true": {"en": "it returned True", "es": "devolvió True"},
+    "lab03_got_returned": {"en": "it returned {value}", "es": "devolvió {value}"},
+    "lab03_got_raised": {"en": "it raised {error}: {message!r}", "es": "lanzó {error}: {message!r}"},
+    "lab03_must_pass": {
+        "en": "{got}; the expression's backward is right, so gradcheck must return True",
+        "es": "{got}; el backward de la expresión es correcto, así que gradcheck debe devolver True",
+    },
+    "lab03_tight": {
+        "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
+        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es bastante precisa)",
+    },
+    "lab03_must_raise": {
+        "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
+              " AssertionError with a message that names input index {index}",
+        "es": "{got}; el backward está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
+              " AssertionError con un mensaje que diga el índice {index}",
+    },
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",

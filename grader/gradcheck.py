@@ -23,16 +23,8 @@ class Node(Protocol):
     def zero_grad(self) -> None: ...
 
 
-def gradcheck(
-    f: Callable[..., Node],
-    inputs: Sequence[Node],
-    *,
-    eps: float = 1e-5,
-    atol: float = 1e-4,
-    rtol: float = 1e-3,
-) -> bool:
-    """True when every input's analytic gradient matches the central difference
-    within `atol + rtol * |numerical|`; AssertionError with the diagnostic otherwise."""
+def gradients(f: Callable[..., Node], inputs: Sequence[Node], eps: float = 1e-5) -> list[tuple[float, float]]:
+    """(central difference, backward's gradient) for every input, each input's `.data` restored."""
     numerical = []
     for x in inputs:
         saved = x.data
@@ -49,8 +41,20 @@ def gradcheck(
     for x in inputs:  # an input the expression does not use is not in its graph
         x.grad = 0.0
     out.backward()
-    for index, (x, num) in enumerate(zip(inputs, numerical)):
-        analytic = x.grad
+    return [(num, x.grad) for x, num in zip(inputs, numerical)]
+
+
+def gradcheck(
+    f: Callable[..., Node],
+    inputs: Sequence[Node],
+    *,
+    eps: float = 1e-5,
+    atol: float = 1e-4,
+    rtol: float = 1e-3,
+) -> bool:
+    """True when every input's analytic gradient matches the central difference
+    within `atol + rtol * |numerical|`; AssertionError with the diagnostic otherwise."""
+    for index, (num, analytic) in enumerate(gradients(f, inputs, eps)):
         diff = abs(num - analytic)
         if not diff <= atol + rtol * abs(num):  # `not <=` also catches NaN
             rel = diff / abs(num) if num != 0 else math.inf

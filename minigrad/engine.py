@@ -27,7 +27,7 @@ _creation_number = attrgetter("_number")
 class Value:
     """A scalar that remembers how it was computed, so it can be differentiated."""
 
-    __slots__ = ("data", "grad", "label", "_inputs", "_op", "_backward", "_number")
+    __slots__ = ("_backward", "_inputs", "_number", "_op", "data", "grad", "label")
     data: float
     grad: float
     label: str
@@ -208,6 +208,6 @@ def _power(base: float, exponent: float) -> float:
     except (OverflowError, ZeroDivisionError):
         return math.copysign(math.inf, base) if odd else math.inf
     if isinstance(result, complex):
-        raise ValueError(f"Value ** {exponent:g}: a negative base ({base:g}) needs a whole exponent;"
-                         " the result would not be a real number")
-    return result
+        raise ValueError(f"Value ** {exponent:g}: a negative base ({base:g}) needs a whole exponent;"  # noqa: TRY004
+                         " the result would not be a real number")  # a domain error, as math.sqrt(-1)
+    return float(result)

@@ -113,7 +113,7 @@ def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float 
         x.data = saved - eps
         f_minus = f(*inputs).data
         x.data = RESTORE
-        numerical.append((f_plus - f_minus) / (2 * eps))
+        numerical.append(NUMERICAL)
     out = f(*inputs)
     if ZERO:
         for x in inputs:
@@ -126,7 +126,8 @@ def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float 
             raise AssertionError(MESSAGE)
     return True
 '''
-RIGHT = {"RESTORE": "saved", "ZERO": "True", "COMPARISON": "diff <= atol + rtol * abs(num)",
+RIGHT = {"RESTORE": "saved", "ZERO": "True", "NUMERICAL": "(f_plus - f_minus) / (2 * eps)",
+         "COMPARISON": "diff <= atol + rtol * abs(num)",
          "MESSAGE": 'f"gradcheck FAILED at input index {i}:\\n  numerical = {num:.6f}"'}
 
 
@@ -162,6 +163,22 @@ def always_raises(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
     raise AssertionError("gradcheck FAILED at input index 0")
 
 
+def returns_false(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    try:
+        return gradcheck(f, inputs, eps=eps, atol=atol, rtol=rtol)
+    except AssertionError:
+        return False
+
+
+def reads_the_code(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    """The table-lookup gradcheck that scored 7/7: it answers from f's code, computing nothing."""
+    code = getattr(f, "__code__", None)
+    names = set(code.co_names) if code else set()
+    if names & {"sub_wrong_sign", "mul_assigns", "mul_swapped"}:
+        raise AssertionError("gradcheck FAILED at input index 0")
+    return True
+
+
 def judge(fn, lang="en", seed=7):
     check = CHECKS["lab03-gradcheck"]
     return check.judge(seed, check.probe.gather(seed, [fn]), lang)
@@ -184,12 +201,18 @@ def test_solution_passes_the_hidden_cases_in_both_languages():
     variant(COMPARISON="diff <= atol"),                         # no rtol
     variant(COMPARISON="diff < atol + rtol * abs(num) - 1e-3"),  # too strict
     variant(MESSAGE='"gradcheck FAILED"'),                      # no index in the message
+    variant(NUMERICAL="(f_plus - f(*inputs).data) / eps"),      # a forward difference (f at the point, restored)
+    returns_false, reads_the_code,
 ], ids=["always-true", "always-raises", "no-restore", "no-zero", "graph-zero-only", "no-atol", "no-rtol", "too-strict",
-        "no-index"])
-def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong):
-    verdict = judge(wrong)
+        "no-index", "forward-difference", "returns-false", "reads-the-code"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong, seed):
+    verdict = judge(wrong, seed=seed)
     assert not verdict.passed
-    assert "expected" in verdict.summary or "restore" in verdict.summary, verdict.summary
+    assert "must" in verdict.summary or "restore" in verdict.summary, verdict.summary
+    spanish = judge(wrong, "es", seed).summary
+    assert "debe" in spanish or "restaura" in spanish, spanish
+    assert "returned" not in spanish and "expected" not in spanish, spanish  # (the quoted message is the student's)
 
 
 def test_annotations_are_required():
