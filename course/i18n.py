@@ -35,6 +35,11 @@ MESSAGES = {
         "es": "{got}; el backward está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
               " AssertionError con un mensaje que diga el índice {index}",
     },
+    "lab03_not_strict": {
+        "en": "mypy --strict finds {n} problem(s) in gradcheck's type annotations; the first: {first}",
+        "es": "mypy --strict encuentra {n} problema(s) en las anotaciones de tipo de gradcheck; el primero"
+              " (en inglés, como lo dice mypy): {first}",
+    },
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",

@@ -132,10 +132,19 @@ RIGHT = {"RESTORE": "saved", "ZERO": "True", "NUMERICAL": "(f_plus - f_minus) / 
 
 
 def variant(**changes):
+    return _define(_fill({**RIGHT, **changes}))
+
+
+def _define(text, name="gradcheck"):
+    """Run `text` as a notebook cell would, its source findable by inspect (as IPython's cells are)."""
+    import linecache
+    import math
     from collections.abc import Callable
-    namespace = {"Callable": Callable, "Value": Value}
-    exec(_fill({**RIGHT, **changes}), namespace)  # noqa: S102 (builds the variants under test)
-    return namespace["gradcheck"]
+    filename = f"<variant {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"Callable": Callable, "Value": Value, "math": math}
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 (builds the variants under test)
+    return namespace[name]
 
 
 def _fill(fields):
@@ -147,12 +156,9 @@ def _fill(fields):
 
 def graph_zero_only():
     """Hint 3 ignored: zeroes the graph (out.zero_grad()), not the inputs backward never reaches."""
-    from collections.abc import Callable
-    namespace = {"Callable": Callable, "Value": Value}
     text = _fill(RIGHT).replace("        for x in inputs:\n            x.grad = 0.0\n", "")
     assert "x.grad = 0.0" not in text
-    exec(text, namespace)  # noqa: S102
-    return namespace["gradcheck"]
+    return _define(text)
 
 
 def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
@@ -215,11 +221,20 @@ def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong, seed):
     assert "returned" not in spanish and "expected" not in spanish, spanish  # (the quoted message is the student's)
 
 
-def test_annotations_are_required():
+LOOSE = '''
+def gradcheck(f: object, inputs: object, *, eps: object = 1e-5, atol: object = 1e-4,
+              rtol: object = 1e-3) -> object:
+    return f(*inputs).data is not None
+'''
+
+
+def test_annotations_are_checked_by_mypy_strict():
     check = CHECKS["lab03-annotations"]
     assert check.judge(1, check.probe.gather(1, [variant()]), "en").passed
-    verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")
-    assert not verdict.passed and "anotaciones" in verdict.summary
+    verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")  # no annotations at all
+    assert not verdict.passed and "anotaciones" in verdict.summary and "no-untyped-def" in verdict.summary
+    verdict = check.judge(1, check.probe.gather(1, [_define(LOOSE)]), "en")  # annotated, but `object`
+    assert not verdict.passed and '"object" not callable' in verdict.summary, verdict.summary
 
 
 # ---- the bonus (complex step) and the notebook itself ----

@@ -13,9 +13,9 @@ and an unused input. The probe records what the student's gradcheck did
 it knows no answer: the grader rebuilds each expression and decides.
 """
 import cmath
-import inspect
 
 from course.probes import Probe
+from course.strict import mypy_strict
 from minigrad import Value
 
 UNARY = ("tanh", "exp", "square", "logsq", "relu", "cube")
@@ -160,9 +160,8 @@ def call(objects, case):
 
 
 def annotations(objects, case):
-    """The annotations of the student's gradcheck, as strings."""
-    signature = inspect.signature(objects[0])
-    return [str(p.annotation) for p in signature.parameters.values()] + [str(signature.return_annotation)]
+    """What `mypy --strict` says about the student's gradcheck: [] when nothing."""
+    return mypy_strict(objects[0])
 
 
 # ---- bonus: the complex-step derivative of plain functions (complex arguments, via cmath) ----

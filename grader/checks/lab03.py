@@ -78,8 +78,10 @@ def compare_gradcheck(got, want, case, lang, stated):
 
 
 def compare_annotations(got, want, case, lang, stated):
-    if not isinstance(got, list) or len(got) != 6 or any("_empty" in str(a) for a in got):
-        return say("lab03_unannotated", lang)
+    if not isinstance(got, list) or not all(isinstance(line, str) for line in got):
+        return say("bad_evidence", lang, detail="result")
+    if got:
+        return say("lab03_not_strict", lang, n=len(got), first=got[0][:200])
     return None
 
 
