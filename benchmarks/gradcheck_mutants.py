@@ -2,7 +2,7 @@
 
     python benchmarks/gradcheck_mutants.py
 
-For each mutant of grader/mutants.py (one line of one `_backward` changed: a sign, a
+For each mutant of course/mutants.py (one line of one `_backward` changed: a sign, a
 dropped factor, swapped operands, `=` for `+=`, an off-by-one power, a missing
 `* out.grad`, the gradient sent to the wrong input) it writes a copy of `minigrad/`
 with that engine into a temporary folder and runs the command as a user would,
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.mutants import MUTANTS, mutated_source
+from course.mutants import MUTANTS, mutated_source
 
 
 def caught(mutant, folder):

@@ -40,6 +40,21 @@ MESSAGES = {
         "es": "mypy --strict encuentra {n} problema(s) en las anotaciones de tipo de gradcheck; el primero"
               " (en inglés, como lo dice mypy): {first}",
     },
+    "lab03_battery": {"en": "your battery (EXPRESSIONS and MORE_EXPRESSIONS)",
+                      "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
+    "lab03_battery_wrong": {
+        "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
+        "es": "gradcheck falla con {names} usando el motor de minigrad, cuyo backward es correcto",
+    },
+    "lab03_battery_reason": {
+        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason): {names}",
+        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason): {names}",
+    },
+    "lab03_battery_missed": {
+        "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
+        "es": "deja pasar {n} de los {total} errores del backward que una comprobación de gradientes puede"
+              " detectar, por ejemplo: {bugs}",
+    },
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",

@@ -1,13 +1,14 @@
-"""`mypy --strict` on one function a student wrote in a notebook cell (lab 03's stop condition).
+"""`mypy --strict` on the notebook cell that defines a function (lab 03's stop condition).
 
     problems = mypy_strict(gradcheck)    # [] when mypy --strict finds nothing
 
-The function's source (as the notebook cell defined it) is checked after the
-imports the notebook's setup cell makes, with minigrad (typed) on mypy's path
-and no cache written. Each problem is mypy's own line, its line number counted
-from the function's `def`.
+The source of the cell the function was defined in (IPython keeps it; a function
+from a file gives its own source) is checked after the plain imports of the
+notebook's setup cell, with minigrad (typed) on mypy's path and no cache
+written. Each problem is mypy's own line, its line number counted in the cell.
 """
 import inspect
+import linecache
 import os
 import re
 import textwrap
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import minigrad
 
-HEADER = ("import math\n"
+HEADER = ("import cmath, inspect, math, re, warnings\n"
           "from collections.abc import Callable, Sequence\n"
           "from typing import Any\n"
           "from minigrad import Value\n")
@@ -26,8 +27,11 @@ def mypy_strict(function):
     """mypy --strict's problems with `function`'s source, or [] when there are none."""
     from mypy import api
 
+    cell = getattr(getattr(function, "__code__", None), "co_filename", "")
+    in_a_cell = cell.startswith("<") or "ipykernel_" in cell  # IPython names each cell's code so
+    source = "".join(linecache.getlines(cell)) if in_a_cell else ""
     try:
-        source = inspect.getsource(function)
+        source = source or inspect.getsource(function)
     except (OSError, TypeError) as error:
         return [f"source not found: {error}"]
     offset = HEADER.count("\n")

@@ -127,11 +127,13 @@ def graded(grader):
     yield course, result
 
 
-# 7 points (gradcheck 6, annotations 1) plus 1 of extra credit (the complex step); the
-# written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1.
-SCORES = {"honest": 8, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 2, "no_zero": 2,
-          "graph_zero_only": 2, "no_atol": 2, "no_rtol": 2, "forward_difference": 2, "returns_false": 2,
-          "no_index": 2, "reads_the_code": 2, "dying": 2, "forger": 0, "patches": 2, "theft": 8}
+# 9 points (gradcheck 6, battery 2, annotations 1) plus 1 of extra credit (the complex step); the
+# written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1, and
+# the battery's 2 where it still raises AssertionError on each engine bug (the battery is graded, not
+# the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults).
+SCORES = {"honest": 10, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 2, "no_zero": 4,
+          "graph_zero_only": 4, "no_atol": 4, "no_rtol": 4, "forward_difference": 4, "returns_false": 2,
+          "no_index": 4, "reads_the_code": 2, "dying": 2, "forger": 0, "patches": 4, "theft": 10}
 
 
 def test_every_submission_was_graded(graded):

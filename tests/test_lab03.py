@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from course.breakit import sub_sign_bug
+from course.mutants import MUTANTS, engine_class, mutated_source
 from grader.checks.lab03 import CHECKS
 from grader.gradcheck import check_minigrad, gradcheck
-from grader.mutants import MUTANTS, engine_class, mutated_source
 from minigrad import Value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,6 +235,9 @@ def test_annotations_are_checked_by_mypy_strict():
     assert not verdict.passed and "anotaciones" in verdict.summary and "no-untyped-def" in verdict.summary
     verdict = check.judge(1, check.probe.gather(1, [_define(LOOSE)]), "en")  # annotated, but `object`
     assert not verdict.passed and '"object" not callable' in verdict.summary, verdict.summary
+    # the cell is checked as a whole: an import the function uses is found
+    uses_os = "import os\n" + _fill(RIGHT).replace("    return True", "    os.getpid()\n    return True")
+    assert check.judge(1, check.probe.gather(1, [_define(uses_os)]), "en").passed
 
 
 # ---- the bonus (complex step) and the notebook itself ----
@@ -281,3 +284,21 @@ def test_release_gives_no_gradcheck_and_asks_for_the_eps_paragraph():
         assert "def gradcheck" not in code and "numerical" not in code.split("EXPRESSIONS = [")[0]
         answers = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-eps"]
         assert len(answers) == 1 and answers[0].source.strip() == stub
+
+
+def test_battery_check_needs_every_blind_spot_covered_and_explained():
+    from grader.gradcheck import battery
+    check = CHECKS["lab03-battery"]
+    given = battery()[:16]  # the notebook's EXPRESSIONS
+    more = [(name, f, point, "why it is there") for name, f, point in battery()[16:]]
+
+    def verdict(gradcheck_, more_, lang="en"):
+        return check.judge(1, check.probe.gather(1, [gradcheck_, more_, given]), lang)
+    assert verdict(gradcheck, more).passed
+    missing_relu = verdict(gradcheck, more[:-1], "es")  # relu only at a positive input
+    assert not missing_relu.passed and "deja pasar 1 de los 56" in missing_relu.summary, missing_relu.summary
+    assert "relu: self.grad += out.grad" in missing_relu.summary
+    unexplained = verdict(gradcheck, [entry[:3] + (" ",) for entry in more])
+    assert not unexplained.passed and "reason" in unexplained.summary
+    assert not verdict(always_true, more).passed
+    assert "own engine" in verdict(always_raises, more).summary

@@ -14,6 +14,7 @@ it knows no answer: the grader rebuilds each expression and decides.
 """
 import cmath
 
+from course.mutants import _failing, caught, decidable
 from course.probes import Probe
 from course.strict import mypy_strict
 from minigrad import Value
@@ -164,6 +165,17 @@ def annotations(objects, case):
     return mypy_strict(objects[0])
 
 
+def battery_call(objects, case):
+    """[expressions failing on minigrad's engine, [[mutant, caught 0/1], ...], expressions without a
+    reason] for the student's battery (EXPRESSIONS and MORE_EXPRESSIONS) and gradcheck."""
+    gradcheck, more, given = objects
+    unexplained = [str(entry[0])[:80] for entry in more
+                   if len(entry) != 4 or not isinstance(entry[3], str) or not entry[3].strip()]
+    battery = list(given) + [tuple(entry[:3]) for entry in more]
+    wrong = _failing(gradcheck, battery, Value)
+    return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()], unexplained]
+
+
 # ---- bonus: the complex-step derivative of plain functions (complex arguments, via cmath) ----
 
 FUNCTIONS = {
@@ -188,4 +200,5 @@ PROBES = {
     "lab03-bonus-complex": Probe("lab03-bonus-complex", complex_cases, call=complex_call),
     "lab03-gradcheck": Probe("lab03-gradcheck", cases, call=call),
     "lab03-annotations": Probe("lab03-annotations", lambda rng: [["signature"]], call=annotations),
+    "lab03-battery": Probe("lab03-battery", lambda rng: [["battery"]], call=battery_call),
 }

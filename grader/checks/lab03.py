@@ -13,6 +13,7 @@ import math
 import re
 
 from course.i18n import say
+from course.mutants import decidable
 from course.probes.lab03 import PROBES, expression
 from grader.checks import Check
 from grader.gradcheck import gradients
@@ -85,6 +86,23 @@ def compare_annotations(got, want, case, lang, stated):
     return None
 
 
+def compare_battery(got, want, case, lang, stated):
+    """The battery passes on the right engine, catches every decidable mutant, explains itself."""
+    if not (isinstance(got, list) and len(got) == 3 and all(isinstance(part, list) for part in got)):
+        return say("bad_evidence", lang, detail="result")
+    wrong, caught_by_name, unexplained = got
+    caught_by_name = {str(pair[0]): pair[1] for pair in caught_by_name if isinstance(pair, list) and len(pair) == 2}
+    if wrong:
+        return say("lab03_battery_wrong", lang, names=", ".join(map(str, wrong[:3])))
+    if unexplained:
+        return say("lab03_battery_reason", lang, names=", ".join(map(str, unexplained[:3])))
+    missed = [m for m in decidable() if caught_by_name.get(m.name) != 1]
+    if missed:
+        return say("lab03_battery_missed", lang, n=len(missed), total=len(decidable()),
+                   bugs="; ".join(f"{m.method}: {m.new}" for m in missed[:3]))
+    return None
+
+
 # the bonus: exact derivatives of the probe's FUNCTIONS
 DERIVATIVES = {
     "sin": math.cos,
@@ -104,6 +122,9 @@ CHECKS = {
                                  rel_tol=1e-12, abs_tol=1e-12, stated={"bonus": 1}, bonus=1),
     "lab03-gradcheck": Check(PROBES["lab03-gradcheck"], reference=expected, describe=_describe,
                              compare=compare_gradcheck, localized=True),
+    "lab03-battery": Check(PROBES["lab03-battery"], reference=lambda case: None,
+                           describe=lambda case, lang: say("lab03_battery", lang), compare=compare_battery,
+                           localized=True),
     "lab03-annotations": Check(PROBES["lab03-annotations"], reference=lambda case: None,
                                describe=lambda case: "gradcheck", compare=compare_annotations),
 }

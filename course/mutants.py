@@ -1,10 +1,12 @@
-"""Single-rule backward mutants of minigrad/engine.py: what the reference gradcheck must catch.
+"""Single-rule backward mutants of minigrad/engine.py: the bugs a gradcheck battery must catch.
 
 Each mutant changes one line of one `_backward` (a sign, a dropped factor, swapped
 operands, `=` for `+=`, an off-by-one power, a missing `* out.grad`, the gradient sent
 to the wrong input). `engine_class(mutant)` builds that engine's `Value` in memory,
 minigrad itself untouched. Two mutants no gradcheck can decide, and say why in
 `undecidable`: they compute the same derivative as the engine wherever it exists.
+Lab 03's students run their own battery against them (`battery_report`); the
+reference battery is measured the same way:
 
     python benchmarks/gradcheck_mutants.py      # caught/total for `python -m grader gradcheck`
 """
@@ -13,7 +15,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ENGINE = Path(__file__).resolve().parent.parent / "minigrad" / "engine.py"
+import minigrad.engine
+
+ENGINE = Path(minigrad.engine.__file__)
 
 
 @dataclass(frozen=True)
@@ -124,3 +128,31 @@ def engine_class(mutant: Mutant) -> Any:
     module.__dict__["__name__"] = module.__name__
     exec(compile(mutated_source(mutant), f"<{mutant.name}>", "exec"), module.__dict__)  # noqa: S102
     return module.__dict__["Value"]
+
+
+def decidable() -> list[Mutant]:
+    return [m for m in MUTANTS if not m.undecidable]
+
+
+def _failing(gradcheck: Any, battery: Any, leaf: Any) -> list[str]:
+    """The names of the battery's expressions on which `gradcheck` raised AssertionError."""
+    failing = []
+    for name, f, point in battery:
+        try:
+            gradcheck(f, tuple(leaf(x) for x in point))
+        except AssertionError:
+            failing.append(name)
+    return failing
+
+
+def caught(gradcheck: Any, battery: Any, mutant: Mutant) -> bool:
+    """Whether `gradcheck` fails on some expression of `battery` with `mutant`'s engine."""
+    return bool(_failing(gradcheck, battery, engine_class(mutant)))
+
+
+def battery_report(gradcheck: Any, battery: Any) -> tuple[list[str], list[Mutant]]:
+    """(expressions that fail on the right engine, decidable mutants the battery lets through).
+    `battery` holds (name, f, point) triples, as lab 03's EXPRESSIONS."""
+    battery = list(battery)
+    return (_failing(gradcheck, battery, minigrad.engine.Value),
+            [m for m in decidable() if not caught(gradcheck, battery, m)])
