@@ -59,10 +59,6 @@ MESSAGES = {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
     },
-    "lab03_unannotated": {
-        "en": "gradcheck needs type annotations on every parameter and on its return value",
-        "es": "gradcheck necesita anotaciones de tipo en cada parámetro y en su valor de retorno",
-    },
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",

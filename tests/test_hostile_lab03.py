@@ -131,9 +131,9 @@ def graded(grader):
 # written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1, and
 # the battery's 2 where it still raises AssertionError on each engine bug (the battery is graded, not
 # the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults).
-SCORES = {"honest": 10, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 2, "no_zero": 4,
+SCORES = {"honest": 10, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 4, "no_zero": 4,
           "graph_zero_only": 4, "no_atol": 4, "no_rtol": 4, "forward_difference": 4, "returns_false": 2,
-          "no_index": 4, "reads_the_code": 2, "dying": 2, "forger": 0, "patches": 4, "theft": 10}
+          "no_index": 4, "reads_the_code": 2, "dying": 4, "forger": 0, "patches": 2, "theft": 10}
 
 
 def test_every_submission_was_graded(graded):
@@ -159,7 +159,7 @@ def verdicts(course, name):
 def test_reasons(graded):
     course = graded[0]
     reasons = {  # the visible test names the mistake where it can; else the hidden verdict does
-        "no_restore": "restore .data", "graph_zero_only": "every .grad at 7 beforehand", "no_zero": "beforehand",
+        "no_restore": "restore .data", "graph_zero_only": "beforehand", "no_zero": "beforehand",
         "no_atol": "must return True", "no_rtol": "must return True",
         "forward_difference": "a forward difference", "returns_false": "instead of raising",
         "no_index": "'input index 1'", "reads_the_code": "instead of raising",
