@@ -159,8 +159,9 @@ def verdicts(course, name):
 def test_reasons(graded):
     course = graded[0]
     reasons = {  # the visible test names the mistake where it can; else the hidden verdict does
-        "no_restore": "restore .data", "graph_zero_only": "beforehand", "no_zero": "beforehand",
-        "no_atol": "must return True", "no_rtol": "must return True",
+        "no_restore": "restore .data", "graph_zero_only": "from before: zero every input's .grad",
+        "no_zero": "from before: zero every input's .grad",
+        "no_atol": "near 0 only atol can absorb", "no_rtol": "near 0 only atol can absorb",
         "forward_difference": "a forward difference", "returns_false": "instead of raising",
         "no_index": "'input index 1'", "reads_the_code": "instead of raising",
         "forger": "must raise AssertionError with a message that names input index",
