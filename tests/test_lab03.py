@@ -302,3 +302,25 @@ def test_battery_check_needs_every_blind_spot_covered_and_explained():
     assert not unexplained.passed and "reason" in unexplained.summary
     assert not verdict(always_true, more).passed
     assert "own engine" in verdict(always_raises, more).summary
+
+
+@pytest.mark.parametrize("lang, says", [("en", "bonus not attempted"), ("es", "extra sin intentar")])
+def test_a_blank_bonus_passes_its_visible_test_quietly(lang, says, capsys):
+    """The release's stub for complex_step left as it is: its test cell and the plot after it run
+    without raising and say, in one line, that the bonus was not attempted."""
+    import cmath
+    import math
+
+    import numpy as np
+    cells = notebook("release", lang).cells
+    gid = [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
+    stub = cells[gid.index("lab03-bonus-complex-answer")].source
+    test = cells[gid.index("lab03-bonus-complex")].source
+    plot = cells[gid.index("lab03-bonus-complex") + 2].source
+    assert "NotImplementedError" in stub and "bonus_attempted" in plot
+    namespace = {"cmath": cmath, "math": math, "np": np}
+    exec(stub, namespace)  # noqa: S102 (the release's own cells)
+    exec(test, namespace)  # noqa: S102
+    exec(plot, namespace)  # noqa: S102
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0] == says and namespace["bonus_attempted"] is False
