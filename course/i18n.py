@@ -3,7 +3,7 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
-    # ---- lab 03: the hidden test of the student's gradcheck ----
+    # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----
     "lab03_case": {
         "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
               " eps={eps}, atol={atol}, rtol={rtol}{extra}",
@@ -59,6 +59,7 @@ MESSAGES = {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
     },
+    # ---- end of lab 03 ----
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",

@@ -3,7 +3,8 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from minigrad import Value
 
@@ -146,6 +147,7 @@ def test_relu_kink_has_zero_gradient_like_torch():
 def test_engine_stays_small():
     """The engine must stay readable in one sitting: a size budget."""
     from pathlib import Path
+
     import minigrad.engine
     lines = [line for line in Path(minigrad.engine.__file__).read_text().splitlines()
              if line.strip() and not line.strip().startswith("#")]
