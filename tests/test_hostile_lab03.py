@@ -164,7 +164,7 @@ def test_reasons(graded):
         "no_atol": "near 0 only atol can absorb", "no_rtol": "near 0 only atol can absorb",
         "forward_difference": "a forward difference", "returns_false": "instead of raising",
         "no_index": "'input index 1'", "reads_the_code": "instead of raising",
-        "forger": "must raise AssertionError with a message that names input index",
+        "forger": "instead of raising",  # its gradcheck is `return True`; the forged evidence never counts
     }
     for name, reason in reasons.items():
         assert reason in verdicts(course, name)["lab03-gradcheck"], (name, verdicts(course, name))
