@@ -3,14 +3,63 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
+    # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----
+    "lab03_case": {
+        "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
+              " eps={eps}, atol={atol}, rtol={rtol}{extra}",
+        "es": "gradcheck con una expresión sorteada al corregir, entradas ({point}),"
+              " eps={eps}, atol={atol}, rtol={rtol}{extra}",
+    },
+    "lab03_case_stale": {
+        "en": ", every .grad at {stale} beforehand",
+        "es": ", con todos los .grad a {stale} de antes",
+    },
+    "lab03_case_unused": {
+        "en": ", the last input unused",
+        "es": ", la última entrada sin usar",
+    },
+    "lab03_got_true": {"en": "it returned True", "es": "devolvió True"},
+    "lab03_got_returned": {"en": "it returned {value}", "es": "devolvió {value}"},
+    "lab03_got_raised": {"en": "it raised {error}: {message!r}", "es": "lanzó {error}: {message!r}"},
+    "lab03_must_pass": {
+        "en": "{got}; the expression's backward is right, so gradcheck must return True",
+        "es": "{got}; el backward de la expresión es correcto, así que gradcheck debe devolver True",
+    },
+    "lab03_tight": {
+        "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
+        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es bastante precisa)",
+    },
+    "lab03_must_raise": {
+        "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
+              " AssertionError with a message that names input index {index}",
+        "es": "{got}; el backward está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
+              " AssertionError con un mensaje que diga el índice {index}",
+    },
+    "lab03_not_strict": {
+        "en": "mypy --strict finds {n} problem(s) in gradcheck's type annotations; the first: {first}",
+        "es": "mypy --strict encuentra {n} problema(s) en las anotaciones de tipo de gradcheck; el primero"
+              " (en inglés, como lo dice mypy): {first}",
+    },
+    "lab03_battery": {"en": "your battery (EXPRESSIONS and MORE_EXPRESSIONS)",
+                      "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
+    "lab03_battery_wrong": {
+        "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
+        "es": "gradcheck falla con {names} usando el motor de minigrad, cuyo backward es correcto",
+    },
+    "lab03_battery_reason": {
+        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason): {names}",
+        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason): {names}",
+    },
+    "lab03_battery_missed": {
+        "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
+        "es": "deja pasar {n} de los {total} errores del backward que una comprobación de gradientes puede"
+              " detectar, por ejemplo: {bugs}",
+    },
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
     },
-    "lab03_unannotated": {
-        "en": "gradcheck needs type annotations on every parameter and on its return value",
-        "es": "gradcheck necesita anotaciones de tipo en cada parámetro y en su valor de retorno",
-    },
+    # ---- end of lab 03 ----
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",
