@@ -257,10 +257,10 @@ MESSAGES = {
               "(si este contiene tu trabajo, devuélvele el nombre {name})",
     },
     "validate_missing": {
-        "en": "this graded cell is missing: it is worth 0 points if it stays missing. Copy it back from "
-              "{release} (Edit ▸ Undo, or copy the cell from that file)",
-        "es": "falta esta celda calificada: vale 0 puntos si sigue faltando. Recupérala de {release} "
-              "(Editar ▸ Deshacer, o copia la celda de ese archivo)",
+        "en": "this graded cell is missing: it is worth 0 points if it stays missing. Put it back: "
+              "copy it from {release} and paste it here in its place",
+        "es": "falta esta celda calificada: vale 0 puntos si sigue faltando. Vuelve a ponerla: "
+              "cópiala de {release} y pégala aquí en su sitio",
     },
     "validate_altered": {
         "en": "this graded cell was changed: grading puts the original back, so your change counts "

@@ -6,7 +6,7 @@
     python -m course submit theory03-es           # check it and write the file to hand in
 
 Any further options go to JupyterLab (`--no-browser`, `--port=8899`). The commands
-work from any folder: the course is the folder above that holds `release/`, or else
+work from any folder: the course is the nearest folder (this one or above) that holds `release/`, or else
 the clone this package was installed from.
 
 The copy goes to `my-work/<assignment>/` (ignored by git), so nothing the course
@@ -18,7 +18,6 @@ without nbgrader's instructor tools, in the assignment's language.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -46,9 +45,9 @@ def language_of(assignment):
 
 def course_root():
     """The course folder: the current folder or the nearest one above it that holds
-    release/ and course/, else the clone this package runs from."""
+    release/, else the clone this package runs from."""
     for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "release").is_dir() and (folder / "course").is_dir():
+        if (folder / "release").is_dir():
             return folder
     return Path(__file__).resolve().parent.parent
 
@@ -132,7 +131,7 @@ def lab_command(root, lang, notebook=None, extra=()):
         # positional path would be taken relative to the folder the command ran in);
         # default_url makes the address printed in the terminal open it too
         relative = Path(notebook).resolve().relative_to((root / WORK).resolve()).as_posix()
-        arguments += [f"--ServerApp.file_to_run={relative}", f"--ServerApp.default_url=/lab/tree/{relative}"]
+        arguments += [f"--ServerApp.file_to_run={relative}", f"--LabApp.default_url=/lab/tree/{relative}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         print(say("lab_root", lang))
         arguments.append("--allow-root")
@@ -160,4 +159,6 @@ def lab(lang, notebook=None, root=None, extra=()):
     root = course_root() if root is None else Path(root)
     (root / WORK).mkdir(exist_ok=True)
     arguments, env = lab_command(root, lang, notebook, extra)
-    raise SystemExit(subprocess.call(arguments, env=env))
+    sys.stdout.flush()
+    # this process becomes JupyterLab: Ctrl+C, or a signal to this PID, stops JupyterLab itself
+    os.execve(arguments[0], arguments, env)
