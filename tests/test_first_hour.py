@@ -52,3 +52,63 @@ def test_wrong_number_of_results_says_how_many():
     assert explain(None, (1, 2), "g(1)", "en") == "g(1) returned None (missing return?); expected (1, 2)"
     with pytest.raises(AssertionError, match="2 values where 3 are expected"):
         student.expect_close((1, 2), (1, 2, 3), "g(1)")
+
+
+# ---- handing in through an LMS: submit, the LMS's export zip, zip_collect, grading ----
+
+def test_a_submitted_file_goes_through_moodle_and_canvas_exports_to_grading(grader, capsys):
+    """`python -m course submit` writes theory03-es.ipynb; Moodle's and Canvas's export
+    zips (Canvas: a blank first upload, then a solved re-upload renamed -1, flagged late;
+    a file of another assignment) are filed by stock `nbgrader zip_collect` under the
+    right students, and graded."""
+    import shutil
+    import zipfile
+    from nbgrader.api import Gradebook
+    from conftest import Course, course_folder
+    from course.start import start
+    from course.submit import submit
+    from grader.lms_collect import late_students, parse
+
+    course = Course(course_folder(), grader)
+    try:
+        course.nbgrader("generate_assignment", "theory03-es", "--force")
+        notebook = start("theory03-es", root=course.root)
+        assert submit("theory03-es", course.root) == 1  # blank: written anyway, status 1
+        said = capsys.readouterr().out
+        blank = (course.root / "my-work/hand-in/theory03-es.ipynb").read_bytes()
+        assert "Ejercicio 1 (theory03-forward) — haz primero este" in said
+        assert "Archivo para entregar: my-work/hand-in/theory03-es.ipynb" in said
+        nbformat.write(course.solved("theory03-es"), notebook)
+        assert submit("theory03-es", course.root) == 0
+        said = capsys.readouterr().out
+        print(said)
+        assert "✔ Pasan todos los tests visibles" in said
+        solved = (course.root / "my-work/hand-in/theory03-es.ipynb").read_bytes()
+
+        archive = course.root / "downloaded" / "theory03-es" / "archive"
+        archive.mkdir(parents=True)
+        with zipfile.ZipFile(archive / "moodle.zip", "w") as z:
+            z.writestr("Ana María Pérez_12345_assignsubmission_file_/theory03-es.ipynb", solved)
+        with zipfile.ZipFile(archive / "canvas.zip", "w") as z:
+            z.writestr("perezluis_LATE_23456_70001_theory03-es.ipynb", blank)
+            z.writestr("perezluis_LATE_23456_70002_theory03-es-1.ipynb", solved)
+            z.writestr("gomezeva_34567_70003_theory03-en.ipynb", solved)  # another assignment
+        grader.own(course.root / "downloaded")
+        collected = course.nbgrader("zip_collect", "theory03-es", check=False)
+        print(collected.stderr[-3000:])
+        assert collected.returncode == 0
+        filed = sorted(str(p.relative_to(course.root)) for p in (course.root / "submitted").rglob("*.ipynb"))
+        assert filed == ["submitted/12345/theory03-es/theory03.ipynb", "submitted/23456/theory03-es/theory03.ipynb"]
+        assert (course.root / filed[1]).read_bytes() == solved  # the re-upload, not the first upload
+        assert late_students(course.root / "downloaded/theory03-es/extracted") == ["23456"]
+        assert parse("x/perezluis_LATE_23456_70002_theory03-es-1.ipynb").late
+
+        result = course.grade("theory03-es")
+        print(result.stdout[-1500:], result.stderr[-1500:])
+        with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
+            scores = {s: (gb.find_submission("theory03-es", s).score, gb.find_submission("theory03-es", s).max_score)
+                      for s in ("12345", "23456")}
+        print("scores:", scores)
+        assert all(score == maximum > 0 for score, maximum in scores.values())
+    finally:
+        shutil.rmtree(course.root, ignore_errors=True)
