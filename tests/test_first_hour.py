@@ -112,3 +112,28 @@ def test_a_submitted_file_goes_through_moodle_and_canvas_exports_to_grading(grad
         assert all(score == maximum > 0 for score, maximum in scores.values())
     finally:
         shutil.rmtree(course.root, ignore_errors=True)
+
+
+def test_validate_names_missing_altered_and_renamed_graded_cells(tmp_path):
+    """What Validate and `submit` say about the graded cells, against the release (no kernel run)."""
+    import shutil
+    from authoring.build import ROOT
+    from course.validate import structure
+    release = ROOT / "release" / "theory03-en" / "theory03.ipynb"
+    folder = tmp_path / "my-work" / "theory03-en"
+    folder.mkdir(parents=True)
+    assert structure(shutil.copy(release, folder / "theory03.ipynb"), release) == []
+    nb = nbformat.read(release, 4)
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "theory03-walk"]
+    test = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "theory03-forward")
+    test.source = test.source.replace("(6, 10, -2, -20)", "forward(2, 3, 4)", 1)  # a test made to pass
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "theory03-forward-answer")
+    answer.source = "def forward(a, b, c):\n    return 1"  # answers may change, of course
+    nbformat.write(nb, folder / "copy.ipynb")
+    problems = structure(folder / "copy.ipynb", release)
+    print(problems)
+    assert [title for title, _ in problems] == [
+        "copy.ipynb: not the assignment's notebook", "Exercise 1 (theory03-forward)", "Exercise 5 (theory03-walk)"]
+    assert problems[0][1].startswith("only theory03-en/theory03.ipynb is handed in and graded")
+    assert problems[1][1].startswith("this graded cell was changed: grading puts the original back")
+    assert problems[2][1].startswith("this graded cell is missing: it is worth 0 points")
