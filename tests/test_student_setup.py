@@ -99,7 +99,7 @@ def test_the_notebook_is_opened_relative_to_the_work_folder_from_any_folder(clon
     monkeypatch.chdir(tmp_path)  # the command run anywhere else
     arguments, _ = lab_command(clone, "es", notebook)
     assert "--ServerApp.file_to_run=theory03-es/theory03.ipynb" in arguments
-    assert "--ServerApp.default_url=/lab/tree/theory03-es/theory03.ipynb" in arguments
+    assert "--LabApp.default_url=/lab/tree/theory03-es/theory03.ipynb" in arguments
     assert ("--allow-root" in arguments) == (os.geteuid() == 0)
 
 
