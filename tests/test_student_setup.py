@@ -131,3 +131,42 @@ def test_visible_failures_are_one_short_line_in_the_students_language():
     assert wrong.traceback == [f"AssertionError: {wrong.evalue}"]  # no frames of course/student.py
     assert "se esperaba" in wrong.evalue  # the wrong element named, in Spanish
     assert "returned" not in wrong.evalue and "expected" not in wrong.evalue
+
+
+def test_the_readme_command_serves_the_copied_notebook_from_another_folder(clone, tmp_path):
+    """`python -m course start theory03-en`, run as this process's user (root on CI: the
+    browser test runs it as an ordinary user) from a folder inside the clone: JupyterLab
+    serves the copy, and the address it prints opens it."""
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    inside = clone / "notebooks"  # any folder of the clone
+    log = tmp_path / "start.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
+    with open(log, "w") as out:
+        server = subprocess.Popen([sys.executable, "-m", "course", "start", "theory03-en", "--no-browser",
+                                   "--ip=127.0.0.1", f"--port={port}", "--IdentityProvider.token=T"],
+                                  cwd=inside, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(120):
+            printed = re.search(rf"http://127.0.0.1:{port}(/lab/tree/\S+)\?token=", log.read_text())
+            if printed or server.poll() is not None:
+                break
+            time.sleep(0.5)
+        said = log.read_text()
+        assert printed, said[-2000:]
+        assert printed[1] == "/lab/tree/theory03-en/theory03.ipynb"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/theory03-en/theory03.ipynb?token=T&content=0") as r:
+            assert json.load(r)["path"] == "theory03-en/theory03.ipynb"
+        assert "Your copy is in my-work/theory03-en" in said
+        assert ("You are root: JupyterLab refuses to run as root unless told to" in said) == (os.geteuid() == 0)
+        assert (clone / "my-work" / "theory03-en" / "theory03.ipynb").exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
