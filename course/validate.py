@@ -28,8 +28,8 @@ from nbgrader.validator import Validator
 from course.i18n import say
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.M)
-EXERCISE = re.compile(r"exercise|ejercicio|bonus|extra", re.I)
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+EXERCISE = re.compile(r"exercise|ejercicio|bonus|extra", re.IGNORECASE)
 
 
 class CourseValidator(Validator):
@@ -152,7 +152,9 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(serverapp):
     from jupyter_server.utils import url_path_join
     from nbgrader.server_extensions.validate_assignment.handlers import (
-        NbGraderVersionHandler, ValidateAssignmentHandler)
+        NbGraderVersionHandler,
+        ValidateAssignmentHandler,
+    )
 
     class CourseValidateHandler(ValidateAssignmentHandler):
         """nbgrader's handler (its checks on the path kept), with `check` as the validator."""

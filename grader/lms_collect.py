@@ -23,7 +23,7 @@ none): `parse(...).late` and `late_students` give it to whoever applies penaltie
 """
 import re
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from nbgrader.plugins import FileNameCollectorPlugin
 
@@ -40,7 +40,7 @@ class Submission(NamedTuple):
     lms: str           # "moodle" or "canvas"
 
 
-def parse(path) -> Optional[Submission]:
+def parse(path) -> Submission | None:
     """What the LMS's name of `path` says, or None when it is no LMS submission name."""
     path = Path(path)
     if path.suffix != ".ipynb":

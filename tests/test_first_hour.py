@@ -63,8 +63,10 @@ def test_a_submitted_file_goes_through_moodle_and_canvas_exports_to_grading(grad
     right students, and graded."""
     import shutil
     import zipfile
-    from nbgrader.api import Gradebook
+
     from conftest import Course, course_folder
+    from nbgrader.api import Gradebook
+
     from course.start import start
     from course.submit import submit
     from grader.lms_collect import late_students, parse
@@ -117,6 +119,7 @@ def test_a_submitted_file_goes_through_moodle_and_canvas_exports_to_grading(grad
 def test_validate_names_missing_altered_and_renamed_graded_cells(tmp_path):
     """What Validate and `submit` say about the graded cells, against the release (no kernel run)."""
     import shutil
+
     from authoring.build import ROOT
     from course.validate import structure
     release = ROOT / "release" / "theory03-en" / "theory03.ipynb"
