@@ -19,6 +19,7 @@ it unchanged. This module is also a Jupyter server extension: student mode
 """
 import html
 import re
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -104,12 +105,10 @@ def failures(notebook, log=None):
     validator = CourseValidator(ignore_checksums=True)  # checksums: `structure` says which cell
     if log is not None:
         validator.log = log
-    with utils.setenv(COURSE_VALIDATING="1"):
-        nb = nbformat.read(str(notebook), as_version=4)
-        labels = exercises(nb)
-        from nbgrader.utils import chdir
-        with chdir(str(Path(notebook).parent)):
-            nb = validator._preprocess(nb)
+    nb = nbformat.read(str(notebook), as_version=4)
+    labels = exercises(nb)
+    with utils.chdir(str(Path(notebook).parent)):  # as nbgrader's validate: the notebook's folder
+        nb = validator._preprocess(nb)
     found = []
     for cell in validator._get_failed_cells(nb):
         grade_id = cell.metadata.nbgrader["grade_id"]
@@ -130,8 +129,13 @@ def check(notebook, release=None, log=None):
         return {}
     (title, error), rest = problems[0], problems[1:]
     problems = [(say("validate_first", lang, title=title), error)] + rest
-    return {"failed": [{"source": title, "error": html.escape(error), "raw_error": error}
+    return {"failed": [{"source": title, "error": html.escape(_wrapped(error)), "raw_error": error}
                        for title, error in problems]}
+
+
+def _wrapped(text, width=100):
+    """`text` in lines that fit the Validate dialog (it shows errors unwrapped)."""
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ") for line in text.splitlines())
 
 
 def release_of(notebook, work):
