@@ -133,40 +133,71 @@ def test_visible_failures_are_one_short_line_in_the_students_language():
     assert "returned" not in wrong.evalue and "expected" not in wrong.evalue
 
 
+class Served:
+    """`python -m course ARGUMENTS` run as this process's user in `cwd`, JupyterLab on loopback."""
+
+    def __init__(self, arguments, cwd, log):
+        import socket
+        import subprocess
+        import sys
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.log = log
+        env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
+        with open(log, "w") as out:
+            self.server = subprocess.Popen(
+                [sys.executable, "-m", "course", *arguments, "--no-browser", "--ip=127.0.0.1",
+                 f"--port={self.port}", "--IdentityProvider.token=T"],
+                cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+    def printed(self):
+        """The path of the address the command printed, once JupyterLab is up."""
+        import re
+        import time
+        for _ in range(240):
+            found = re.search(rf"http://127.0.0.1:{self.port}(/\S*)\?token=", self.log.read_text())
+            if found or self.server.poll() is not None:
+                break
+            time.sleep(0.5)
+        assert found, self.log.read_text()[-2000:]
+        return found[1]
+
+    def get(self, path):
+        import urllib.request
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}?token=T") as r:
+            return json.load(r)
+
+    def stop(self):
+        self.server.terminate()
+        self.server.wait(timeout=30)
+
+
 def test_the_readme_command_serves_the_copied_notebook_from_another_folder(clone, tmp_path):
     """`python -m course start theory03-en`, run as this process's user (root on CI: the
     browser test runs it as an ordinary user) from a folder inside the clone: JupyterLab
     serves the copy, and the address it prints opens it."""
-    import re
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    inside = clone / "notebooks"  # any folder of the clone
-    log = tmp_path / "start.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-    with open(log, "w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "course", "start", "theory03-en", "--no-browser",
-                                   "--ip=127.0.0.1", f"--port={port}", "--IdentityProvider.token=T"],
-                                  cwd=inside, env=env, stdout=out, stderr=subprocess.STDOUT)
+    served = Served(["start", "theory03-en"], clone / "notebooks", tmp_path / "start.log")
     try:
-        for _ in range(120):
-            printed = re.search(rf"http://127.0.0.1:{port}(/lab/tree/\S+)\?token=", log.read_text())
-            if printed or server.poll() is not None:
-                break
-            time.sleep(0.5)
-        said = log.read_text()
-        assert printed, said[-2000:]
-        assert printed[1] == "/lab/tree/theory03-en/theory03.ipynb"
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/theory03-en/theory03.ipynb?token=T&content=0") as r:
-            assert json.load(r)["path"] == "theory03-en/theory03.ipynb"
+        assert served.printed() == "/lab/tree/theory03-en/theory03.ipynb"
+        assert served.get("/api/contents/theory03-en/theory03.ipynb")["path"] == "theory03-en/theory03.ipynb"
+        said = served.log.read_text()
         assert "Your copy is in my-work/theory03-en" in said
         assert ("You are root: JupyterLab refuses to run as root unless told to" in said) == (os.geteuid() == 0)
-        assert (clone / "my-work" / "theory03-en" / "theory03.ipynb").exists()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        served.stop()
+
+
+def test_lab_reopens_the_work_in_the_language_asked_whatever_ran_before(clone, tmp_path):
+    """`python -m course lab es` after `lab en` (and the other way round): JupyterLab's own
+    settings API gives the interface language asked for."""
+    locales = {}
+    for lang in ("en", "es", "en"):
+        served = Served(["lab", lang], clone, tmp_path / f"lab-{lang}.log")
+        try:
+            served.printed()
+            settings = served.get("/lab/api/settings/@jupyterlab/translation-extension:plugin")
+            locales.setdefault(lang, []).append(settings["settings"]["locale"])
+        finally:
+            served.stop()
+    assert locales == {"en": ["en", "en"], "es": ["es_ES"]}
