@@ -222,6 +222,11 @@ MESSAGES = {
               "(Ejecutar ▸ Ejecutar todo por encima de la celda seleccionada); si lo define un ejercicio, "
               "haz antes ese ejercicio",
     },
+    "first_hour_name_in_function": {
+        "en": "`{name}` is not defined (in {function}()): a typo, or a name from a cell you have not run yet?",
+        "es": "`{name}` no está definido (en {function}()): ¿una errata, o un nombre de una celda que aún no "
+              "has ejecutado?",
+    },
     "first_hour_stub": {
         "en": "this exercise is not done yet: {function}() still says \"{stub}\". Write it in its cell, "
               "run that cell, then this one",

@@ -36,7 +36,8 @@ def language(lang):
 def hint(error, lang):
     """One line for an error a student predictably causes, or None for any other.
 
-    A NameError is a cell run before the cell that defines the name; a
+    A NameError in a cell is a cell run before the cell that defines the name (in a
+    function of the notebook, a typo or such a cell); a
     NotImplementedError raised by a function of the notebook is an exercise's
     stub still in place (the stub's own words are kept, they are what the
     student sees in the cell to replace)."""
@@ -48,7 +49,11 @@ def hint(error, lang):
             return say("first_hour_stub_cell", lang, stub=error)
         return say("first_hour_stub", lang, function=function, stub=error)
     if type(error) is NameError and getattr(error, "name", None):
-        return say("first_hour_name", lang, name=error.name)
+        function = _notebook_function(error.__traceback__)
+        if function == "<module>":  # the cell itself: a cell above it has not run
+            return say("first_hour_name", lang, name=error.name)
+        if function is not None:  # inside the student's function: a typo, most likely
+            return say("first_hour_name_in_function", lang, name=error.name, function=function)
     return None
 
 

@@ -20,13 +20,14 @@ def run_cells(sources):
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_a_cell_run_too_early_and_a_blank_stub_say_so_in_one_line(lang):
-    setup, early, blank, blank_cell, library, defined = run_cells([
+    setup, early, blank, blank_cell, library, defined, typo = run_cells([
         f"from course import student\nstudent.language({lang!r})",
         "gradients(2, 3, 4)",
         "def forward(a, b, c):\n    raise NotImplementedError('STUB')\nforward(2, 3, 4)",
         "raise NotImplementedError('STUB')",
         "import fractions\nfractions.Fraction.__new__(fractions.Fraction, object())",
         "forward",
+        "def walk(a):\n    return a + grd\nwalk(1)",
     ])
     assert setup is None and defined is None
     said = {"early": early.evalue, "blank": blank.evalue, "blank_cell": blank_cell.evalue}
@@ -37,10 +38,12 @@ def test_a_cell_run_too_early_and_a_blank_stub_say_so_in_one_line(lang):
         assert early.evalue.startswith("`gradients` is not defined yet: run the cells above this one first")
         assert blank.evalue.startswith('this exercise is not done yet: forward() still says "STUB"')
         assert blank_cell.evalue.startswith('this cell is not done yet: it still says "STUB"')
+        assert typo.evalue == "`grd` is not defined (in walk()): a typo, or a name from a cell you have not run yet?"
     else:
         assert early.evalue.startswith("`gradients` aún no está definido: ejecuta antes las celdas de arriba")
         assert blank.evalue.startswith('este ejercicio aún no está hecho: forward() todavía dice "STUB"')
         assert blank_cell.evalue.startswith('esta celda aún no está hecha: todavía dice "STUB"')
+        assert typo.evalue.startswith("`grd` no está definido (en walk()): ¿una errata")
     assert library.ename == "TypeError" and len(library.traceback) > 1  # other errors: IPython's own traceback
 
 
