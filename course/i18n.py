@@ -86,8 +86,8 @@ MESSAGES = {
         "es": "esta celda calificada falta en la entrega",
     },
     "not_graded": {
-        "en": "not graded: nbgrader could not process this submission (see its log)",
-        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro)",
+        "en": "not graded: nbgrader could not process this submission (see its log: {log})",
+        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro: {log})",
     },
     "missing_cells": {
         "en": "**Graded cells missing from this submission (0 points each):** {ids}",
@@ -240,6 +240,29 @@ MESSAGES = {
         "en": "Every cell's score and reason: {csv}",
         "es": "La nota y el motivo de cada celda: {csv}",
     },
+    # ---- cohort report: one maximum, extra credit apart, similarity hints (issue 21) ----
+    "cohort_extra_credit": {
+        "en": "Scores include extra credit, which can go past the maximum ({students} "
+              "students earned some; see the column of its own).",
+        "es": "Las notas incluyen los puntos extra, que pueden superar el máximo ({students} "
+              "estudiantes obtuvieron alguno; están en su propia columna).",
+    },
+    "cohort_maximum": {"en": "maximum", "es": "máximo"},
+    "cohort_extra": {"en": "extra credit", "es": "puntos extra"},
+    "cohort_bonus_points": {"en": "0 (+{bonus:g} extra)", "es": "0 (+{bonus:g} extra)"},
+    "cohort_similar": {"en": "Similar answers", "es": "Respuestas parecidas"},
+    "cohort_similar_hint": {
+        "en": "Hints, not verdicts: answer cells identical or nearly identical across students "
+              "(comments and spacing aside; short answers left out). Honest work can coincide, "
+              "and working together may be allowed: read the cells before deciding anything.",
+        "es": "Son indicios, no veredictos: celdas de respuesta idénticas o casi idénticas entre "
+              "estudiantes (sin contar comentarios ni espacios; se omiten las respuestas cortas). "
+              "El trabajo honrado puede coincidir y quizá se permitía trabajar en grupo: lee las "
+              "celdas antes de decidir nada.",
+    },
+    "cohort_identical": {"en": "identical", "es": "idénticas"},
+    "cohort_nearly": {"en": "{percent}% alike", "es": "parecidas en un {percent} %"},
+    "cohort_no_similar": {"en": "None found.", "es": "No se ha encontrado ninguna."},
 }
 
 

@@ -13,9 +13,8 @@ from pathlib import Path
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) in (2, 3) and argv[0] == "report" and (len(argv) == 2 or argv[2][:7] == "--lang="):
-        from grader.report import write, write_html
-        write(Path.cwd(), argv[1])
-        write_html(Path.cwd(), argv[1], argv[2][7:] if len(argv) == 3 else None)
+        from grader.cohort import write_report
+        write_report(Path.cwd(), argv[1], argv[2][7:] if len(argv) == 3 else None, [])
     elif len(argv) == 2 and argv[0] == "handout":
         from grader.handout import write_handout
         write_handout(Path(argv[1]))
