@@ -18,7 +18,7 @@ import pytest
 from conftest import ordinary_user
 from servers import CONTROL, postgresql, postgresql_bin
 
-pytestmark = pytest.mark.skipif(postgresql_bin() is None, reason="PostgreSQL is not installed")
+needs_postgres = pytest.mark.skipif(postgresql_bin() is None, reason="PostgreSQL is not installed")
 
 # a grading process: makes its autograded folder, writes its row, commits at the end
 WRITES_ITS_ROW = '''
@@ -41,6 +41,8 @@ def plain(url):
 def database():
     """A PostgreSQL server of this test's own, with a table `graded`."""
     import psycopg
+    if postgresql_bin() is None:
+        pytest.skip("PostgreSQL is not installed")
     with postgresql(ordinary_user() if os.geteuid() == 0 else None) as url:
         with psycopg.connect(plain(url), autocommit=True) as db:
             db.execute("CREATE TABLE graded (student text PRIMARY KEY, times int)")
@@ -49,8 +51,9 @@ def database():
 
 @pytest.fixture
 def stand_in_cohort(tmp_path, monkeypatch, database):
-    import grader.cohort as cohort_module
     from test_cohort import stand_in
+
+    import grader.cohort as cohort_module
     monkeypatch.setattr(cohort_module, "command", stand_in(WRITES_ITS_ROW))
     monkeypatch.setattr(cohort_module, "plan", lambda root, workers, options: cohort_module.Plan(workers))
     monkeypatch.setenv("STAND_IN_DB", plain(database))
@@ -110,11 +113,13 @@ def test_an_unreachable_database_stops_the_run_cleanly(stand_in_cohort, monkeypa
     assert took < 60
 
 
+@needs_postgres
 def test_the_report_of_a_run_that_reached_no_database_via_the_command(tmp_path):
     """The documented command, with a gradebook URL where no server listens: a clean
     stop and a plain message, no traceback (nbgrader itself is run)."""
-    from authoring.build import ROOT
     from servers import free_port
+
+    from authoring.build import ROOT
     for name in ("release", "source"):
         os.symlink(ROOT / name, tmp_path / name)
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
@@ -132,3 +137,78 @@ def test_the_report_of_a_run_that_reached_no_database_via_the_command(tmp_path):
     assert done.returncode == 1
     assert "stopped: the gradebook's database could not be reached" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---- a kernel that dies while starting ----
+
+def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path):
+    """Under load a kernel can die before it answers kernel_info: that says nothing of
+    the submission, so another is started (bounded), and the cells run as usual."""
+    from nbformat.v4 import new_code_cell, new_notebook
+    from traitlets.config import Config
+
+    from grader.execute import GradingExecute, KernelDidNotStart
+    from grader.sandbox import SandboxedKernelManager
+
+    class DiesAtFirst(SandboxedKernelManager):
+        starts = 0
+        deaths = 2
+
+        async def _async_post_start_kernel(self, **kw):
+            await super()._async_post_start_kernel(**kw)
+            type(self).starts += 1
+            if type(self).starts <= type(self).deaths:
+                self.provisioner.process.kill()  # dies before its first answer
+
+    config = Config()
+    config.SandboxedKernelManager.sandbox = False  # a plain kernel: cheap, and killable here
+    config.Execute.timeout = 60
+
+    def run(attempts):
+        nb = new_notebook(cells=[new_code_cell("print(6 * 7)")],
+                          metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                   "language": "python"}})
+        step = GradingExecute(config=config, kernel_manager_class=DiesAtFirst,
+                              max_start_attempts=attempts)
+        step.execute(nb, {"metadata": {"path": str(tmp_path)}}, str(tmp_path), 1)
+        return nb
+
+    nb = run(3)
+    print("kernel starts:", DiesAtFirst.starts, "output:", nb.cells[0].outputs)
+    assert DiesAtFirst.starts == 3 and nb.cells[0].outputs[0]["text"] == "42\n"
+    DiesAtFirst.starts = 0
+    with pytest.raises(KernelDidNotStart):  # bounded: 2 attempts, both killed
+        run(2)
+    assert DiesAtFirst.starts == 2
+
+
+# ---- what a killed grading process or Dask worker leaves behind ----
+
+MAKES_AND_DIES = """
+import os, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+from grader.cgroups import KernelGroup
+print(tempfile.mkdtemp(prefix=f"course-kernel-{os.getpid()}-", dir=sys.argv[2]))
+print(tempfile.mkdtemp(prefix=f"course-remote-{os.getpid()}-", dir=sys.argv[2]))
+group, why = KernelGroup.create(1 << 30, 64)
+for folder in (group.folders if group else []):
+    print(folder)
+os._exit(0)  # as SIGKILL would: nothing cleaned up
+"""
+
+
+def test_what_a_killed_worker_left_is_removed_by_the_next(tmp_path):
+    from authoring.build import ROOT
+    from grader.sandbox import remove_leftovers
+    done = subprocess.run([sys.executable, "-c", MAKES_AND_DIES, str(ROOT), str(tmp_path)],
+                          capture_output=True, text=True, check=True)
+    left = [line for line in done.stdout.splitlines() if line]
+    mine = tmp_path / f"course-kernel-{os.getpid()}-alive"  # a live grader's: kept
+    mine.mkdir()
+    print("left behind:", left)
+    assert all(os.path.isdir(path) for path in left)
+    removed = remove_leftovers("", tmp=tmp_path)
+    print("removed:", removed)
+    assert not any(os.path.exists(path) for path in left) and mine.exists()
+    if len(left) == 2:
+        print("(no cgroup could be made here: the private folders only)")
