@@ -166,14 +166,19 @@ def questions(ids, rows, points):
     return table
 
 
+def histogram_bins(scores, maximum):
+    """One bin per point, centred on whole scores, from 0 to the maximum or the best
+    score, whichever is higher: extra credit goes past the maximum."""
+    top = math.ceil(max([maximum, *scores]))
+    return [x - 0.5 for x in range(top + 2)]
+
+
 def distribution_png(scores, maximum, lang):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure, axes = plt.subplots(figsize=(6, 3), dpi=100)
-    # extra credit goes past the maximum: the bins go as far as the best score
-    top = math.ceil(max([maximum, *scores]))
-    bins = [x - 0.5 for x in range(top + 2)]
+    bins = histogram_bins(scores, maximum)
     axes.hist(scores, bins=bins, color="#4477aa", edgecolor="white")
     axes.axvline(maximum, color="#aa3377", linestyle="--", label=say("cohort_maximum", lang))
     axes.legend(loc="upper left", frameon=False)

@@ -1,0 +1,120 @@
+"""The cohort report adds up, and the LMS export fits, on a gradebook written by
+nbgrader's own API (no kernels: cheap). Lab 01 in English has everything at once:
+autograded cells, a manually graded answer (2 points: the maximum is 9 + 2 = 11)
+and three bonus cells worth 0 points and 1 of extra credit each.
+
+The cohort (one course copy for the module):
+- ana: full marks and every bonus: 14 of 11;
+- bea: full marks, no bonus;
+- carl: fails linear_grads with a reason quoting his message (escaped newlines);
+- dan and eva: the same linear_grads, differently spaced and commented;
+- fay: submitted, never graded (no autograded notebook).
+"""
+import shutil
+
+import nbformat
+import pytest
+from conftest import Course, course_folder, fill
+from nbgrader.api import Gradebook
+from nbformat.v4 import new_output
+
+ASSIGNMENT = "lab01-en"
+AUTO = {"lab01-formulas": 3, "lab01-walk": 2, "lab01-fp32": 2, "lab01-fp16": 2}
+BONUS = ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function")
+COPIED = ("def linear_grads(x, W, b, target):\n    y = x @ W.T + b\n    g = 2 * (y - target)\n"
+          "    return g @ W, g.T @ x, g.sum(0)\n")
+COPIED_AGAIN = ("def linear_grads(x, W, b, target):  # mine\n    y = x @ W.T +   b\n"
+                "    g = 2*(y - target)\n\n    return g @ W, g.T @ x, g.sum(0)\n")
+CARL_REASON = "linear_grads returned AssertionError: 'shapes differ\\nexpected (4, 3)'"
+
+
+def student_rows():
+    """student -> (answers, {grade_id: score}, {bonus grade_id: extra credit}, manual)."""
+    full = dict(AUTO)
+    return {
+        "ana": ({}, full, dict.fromkeys(BONUS, 1.0), 2.0),
+        "bea": ({}, full, {}, 1.0),
+        "carl": ({}, {**full, "lab01-formulas": 0}, {}, 0.0),
+        "dan": ({"lab01-formulas-answer": COPIED}, full, {"lab01-bonus-softmax": 1.0}, 2.0),
+        "eva": ({"lab01-formulas-answer": COPIED_AGAIN}, full, {}, 2.0),
+    }
+
+
+@pytest.fixture(scope="module")
+def reported(grader):
+    course = Course(course_folder(), grader)
+    done = course.nbgrader("generate_assignment", ASSIGNMENT, "--force", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    release = course.release(ASSIGNMENT)
+    db = f"sqlite:///{course.root / 'gradebook.db'}"
+    with Gradebook(db, "autograd-by-hand") as gb:
+        for student, (answers, scores, extra, manual) in student_rows().items():
+            nb = fill(nbformat.from_dict(release), answers)
+            course.submit(student, ASSIGNMENT, nb)
+            gb.update_or_create_student(student)
+            gb.add_submission(ASSIGNMENT, student)
+            for grade_id in [*AUTO, *BONUS]:
+                grade = gb.find_grade(grade_id, "lab01", ASSIGNMENT, student)
+                grade.auto_score = scores.get(grade_id, 0.0)
+                grade.extra_credit = extra.get(grade_id, 0.0)
+            gb.find_grade("lab01-interpretation", "lab01", ASSIGNMENT, student).manual_score = manual
+            gb.db.commit()
+            for cell in nb.cells:  # the autograded copy: each graded cell's verdict
+                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+                if grade_id in AUTO or grade_id in BONUS:
+                    passed = scores.get(grade_id, 0) == AUTO.get(grade_id) or extra.get(grade_id)
+                    reason = CARL_REASON if student == "carl" and grade_id == "lab01-formulas" \
+                        else "✔ passed" if passed else "✘ not the gradient"
+                    cell.outputs = [new_output("stream", name="stdout", text=reason)]
+            folder = course.root / "autograded" / student / ASSIGNMENT
+            folder.mkdir(parents=True)
+            nbformat.write(nb, folder / "lab01.ipynb")
+    course.submit("fay", ASSIGNMENT, release)
+    yield course
+    shutil.rmtree(course.root, ignore_errors=True)
+
+
+def test_the_report_adds_up(reported):
+    from grader.report import write_html
+    page = write_html(reported.root, ASSIGNMENT, "en").read_text()
+    print(page.split("<img")[0], page.split("<h2>", 3)[-1])
+    # one maximum, auto + manual (9 + 2); extra credit apart, and past the maximum
+    assert "5 of 6 submissions graded; mean score 10.6 of 11." in page  # (14+10+6+12+11)/5
+    assert "2 students earned some" in page
+    assert "<td>ana</td><td>14/11</td><td>+3</td>" in page
+    assert "<td>fay</td><td>–</td><td></td><td>not graded" in page
+    assert "logs/lab01-en/fay.log" in page
+    # bonus cells: passed by who earned the credit, not "everyone" (0 points)
+    row = page.split("<td>lab01-bonus-softmax</td>")[1].split("</tr>")[0]
+    assert "0 (+1 extra)" in row and "2/5 (40%)" in row
+    row = page.split("<td>lab01-bonus-twolayer</td>")[1].split("</tr>")[0]
+    assert "1/5 (20%)" in row and "4 × <code>✘ not the gradient</code>" in row
+    # reasons as text: the student's quoted message keeps its line break
+    row = page.split("<td>lab01-formulas</td>")[1].split("</tr>")[0]
+    assert "4/5 (80%)" in row and "shapes differ\nexpected (4, 3)" in row and "\\n" not in row
+    # similarity: a hint naming dan and eva, stated as a hint
+    hints = page.split("<h2>Similar answers</h2>")[1].split("<h2>")[0]
+    print(hints)
+    assert "Hints, not verdicts" in hints
+    assert "<code>lab01-formulas-answer</code>: dan, eva (" in hints
+    assert "bea" not in hints.split("lab01-formulas-answer</code>: dan")[1].split("</li>")[0]
+
+
+def test_the_distribution_shows_every_student(reported):
+    from grader.report import cohort, histogram_bins
+    _, rows = cohort(reported.root, ASSIGNMENT)
+    scores = [r["score"] for r in rows if not r["note"]]
+    bins = histogram_bins(scores, rows[0]["max_score"])
+    assert max(scores) == 14 and rows[0]["max_score"] == 11
+    assert all(bins[0] < s < bins[-1] for s in scores)  # none falls off the plot
+
+
+def test_similarity_is_a_hint_on_the_code_not_its_spacing():
+    from grader.similarity import groups
+    stub = "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    found = groups({"ana": COPIED, "bea": COPIED_AGAIN, "carl": stub, "dan": "return 1",
+                    "eva": COPIED.replace("g.sum(0)", "g.sum(axis=0)")}, stub)
+    print(found)
+    assert found[0] == (["ana", "bea", "eva"], pytest.approx(found[0][1]))
+    assert 0.9 <= found[0][1] < 1  # eva's is nearly, not exactly, the same
+    assert groups({"ana": COPIED, "bea": COPIED_AGAIN}) == [(["ana", "bea"], 1.0)]
