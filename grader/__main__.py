@@ -3,6 +3,7 @@
     python -m grader report ASSIGNMENT [--lang en|es]   # per-cell scores and reasons (CSV, HTML), after autograde
     python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
     python -m grader grade ASSIGNMENT [--workers N] [--force] [--lang en|es]   # the whole cohort, in parallel
+    python -m grader export --lms moodle|canvas [--uncapped]   # one grade per student per unit, for the LMS
     python -m grader demo [--quick]      # a demo cohort (honest, wrong, hard-coded, hostile) graded in parallel
     python -m grader gradcheck           # lab 03's reference gradcheck on every op of minigrad (exit 1 on a bug)
 """
@@ -21,6 +22,9 @@ def main(argv=None):
     elif argv[:1] == ["grade"] and len(argv) >= 2:
         from grader.cohort import main as grade_main
         raise SystemExit(grade_main(argv[1:]))
+    elif argv[:1] == ["export"]:
+        from grader.export import main as export_main
+        raise SystemExit(export_main(argv[1:]))
     elif argv[:1] == ["demo"]:
         from grader.demo import main as demo_main
         raise SystemExit(demo_main(argv[1:]))

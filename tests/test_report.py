@@ -11,12 +11,13 @@ The cohort (one course copy for the module):
 - fay: submitted, never graded (no autograded notebook).
 """
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import Course, course_folder, fill
-from nbgrader.api import Gradebook
 from nbformat.v4 import new_output
+from nbgrader.api import Gradebook
 
 ASSIGNMENT = "lab01-en"
 AUTO = {"lab01-formulas": 3, "lab01-walk": 2, "lab01-fp32": 2, "lab01-fp16": 2}
@@ -118,3 +119,81 @@ def test_similarity_is_a_hint_on_the_code_not_its_spacing():
     assert found[0] == (["ana", "bea", "eva"], pytest.approx(found[0][1]))
     assert 0.9 <= found[0][1] < 1  # eva's is nearly, not exactly, the same
     assert groups({"ana": COPIED, "bea": COPIED_AGAIN}) == [(["ana", "bea"], 1.0)]
+
+
+# ---- the LMS export: one grade per student per unit ----
+
+def test_the_export_gives_one_grade_per_student_per_unit(reported):
+    """lab01 in both languages: a student who took Spanish gets one lab01 grade, not a
+    0 in the English column; the later of two languages counts; extra credit is capped
+    at the maximum (and noted); manual grades count; a late submission loses 10% of its
+    score per started day (nbgrader's own late plugin mechanism, grader/late.py)."""
+    import csv
+    import subprocess
+    import sys
+    from datetime import datetime, timedelta
+    root = reported.root
+    done = reported.nbgrader("generate_assignment", "lab01-es", "--force", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    due = datetime(2026, 10, 16, 21, 59)
+    release = reported.release("lab01-es")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "autograd-by-hand") as gb:
+        gb.update_or_create_assignment("lab01-es", duedate=due)
+        gb.update_or_create_assignment("lab01-en", duedate=due)
+        for student, assignment, late, auto, manual in (
+                ("gus", "lab01-es", timedelta(days=1, hours=12), 9, 1.0),   # 10, 2 days late
+                ("hal", "lab01-en", timedelta(hours=-5), 5, 0.0),           # first, in English
+                ("hal", "lab01-es", timedelta(hours=-1), 7, 2.0)):          # then in Spanish: 9
+            gb.update_or_create_student(student, first_name=student.title(), last_name="Ruiz")
+            gb.add_submission(assignment, student, timestamp=due + late)
+            grades = dict.fromkeys(AUTO, 0.0)
+            grades["lab01-formulas"] = min(auto, 3)
+            grades["lab01-walk"] = min(auto - grades["lab01-formulas"], 2)
+            grades["lab01-fp32"] = auto - grades["lab01-formulas"] - grades["lab01-walk"]
+            for grade_id, score in grades.items():
+                gb.find_grade(grade_id, "lab01", assignment, student).auto_score = score
+            gb.find_grade("lab01-interpretation", "lab01", assignment, student).manual_score = manual
+            gb.db.commit()
+            reported.submit(student, assignment, release)
+            (root / "autograded" / student / assignment).mkdir(parents=True, exist_ok=True)
+    for lms in ("moodle", "canvas"):
+        run = subprocess.run([sys.executable, "-m", "grader", "export", f"--lms={lms}"], cwd=root,
+                             capture_output=True, text=True, check=False, **reported.grader.options())
+        print(run.stdout, run.stderr)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "NOT EXPORTED fay (lab01): lab01-en handed in but not graded" in run.stderr
+    with open(root / "exports" / "moodle.csv", encoding="utf-8") as stream:
+        moodle = list(csv.DictReader(stream))
+    got = {row["User ID"]: row["lab01"] for row in moodle}
+    assert got == {"ana": "11", "bea": "10", "carl": "6", "dan": "11", "eva": "11",
+                   "gus": "8", "hal": "9"}
+    # Moodle: the columns its own export names (the sample), and a single lab01 column
+    sample = (Path(__file__).parent / "lms" / "moodle-grades-export.csv").read_text().splitlines()[0]
+    assert {"First name", "Last name", "Email address"} <= set(next(csv.reader([sample])))
+    assert [c for c in moodle[0] if c.startswith("lab01")] == ["lab01"]
+    with open(root / "exports" / "canvas.csv", encoding="utf-8") as stream:
+        canvas = list(csv.reader(stream))
+    sample = list(csv.reader((Path(__file__).parent / "lms" / "canvas-gradebook-export.csv").open()))
+    assert canvas[0][:5] == sample[0][:5]  # Student, ID, SIS User ID, SIS Login ID, Section
+    assert canvas[1][0] == sample[1][0] and canvas[1][5] == "11"  # Points Possible
+    assert ["Ruiz, Gus", "gus", "", "", "", "8"] in canvas
+    notes = (root / "exports" / "canvas-notes.csv").read_text()
+    assert "capped at the maximum: 3 point(s) of extra credit left out" in notes
+    # --uncapped: Canvas takes scores above the maximum
+    subprocess.run([sys.executable, "-m", "grader", "export", "--lms=canvas", "--uncapped"],
+                   cwd=root, capture_output=True, check=True, **reported.grader.options())
+    assert ["ana", "ana", "", "", "", "14"] in list(csv.reader((root / "exports" / "canvas.csv").open()))
+
+
+def test_the_late_penalty_is_a_share_per_started_day():
+    from authoring.build import ROOT
+    from grader.config import load_config
+    from grader.late import penalty
+    config = load_config(ROOT, [])  # the course's configuration names the plugin
+    hour = 3600
+    assert penalty(config, "ana", 10, 0) == 0
+    assert penalty(config, "ana", 10, 1) == pytest.approx(1.0)  # a second late: day 1
+    assert penalty(config, "ana", 10, 36 * hour) == pytest.approx(2.0)
+    assert penalty(config, "ana", 10, 30 * 24 * hour) == pytest.approx(10.0)  # never below 0
+    config.PercentPerDay.grace_minutes = 15
+    assert penalty(config, "ana", 10, 10 * 60) == 0
