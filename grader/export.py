@@ -96,8 +96,8 @@ def unit_grades(root, options=(), capped=True):
                     student = submission.student_id
                     if not graded(root, name, student):
                         if student not in handed_in:
-                            problems.append((student, unit, f"{name}: in the gradebook, "
-                                                             "but its autograded notebook is missing"))
+                            problems.append((student, unit, (f"{name}: in the gradebook, "
+                                                             "but its autograded notebook is missing")))
                         continue
                     extra = sum(g.extra_credit or 0.0 for nb in submission.notebooks for g in nb.grades)
                     late = submission.total_seconds_late
