@@ -43,7 +43,7 @@ def test_generate_assignment_changes_no_committed_file(fresh_copy):
     status = git("status", "--porcelain", cwd=fresh_copy).stdout
     print(status or "git status: clean")
     assert status == ""
-    edited = subprocess.run([sys.executable, "-c", "from authoring.build import edited_files; "
-                             "print(edited_files(__import__('pathlib').Path('.')))"],
+    edited = subprocess.run([sys.executable, "-c", ("from authoring.build import edited_files; "
+                             "print(edited_files(__import__('pathlib').Path('.')))")],
                             cwd=fresh_copy, capture_output=True, text=True, check=True)
     assert edited.stdout.strip() == "[]"
