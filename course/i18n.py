@@ -240,6 +240,16 @@ MESSAGES = {
         "en": "Every cell's score and reason: {csv}",
         "es": "La nota y el motivo de cada celda: {csv}",
     },
+    # ---- feedback's chrome: nbgrader's feedback template in the student's language (issue 21) ----
+    "feedback_score": {"en": "Score", "es": "Puntuación"},
+    "feedback_test_cell": {"en": "Test cell", "es": "Celda de prueba"},
+    "feedback_coding": {"en": "Coding free-response", "es": "Respuesta libre en código"},
+    "feedback_written": {"en": "Written response", "es": "Respuesta escrita"},
+    "feedback_task": {"en": "Task", "es": "Tarea"},
+    "feedback_comment": {"en": "Comment", "es": "Comentario"},
+    "feedback_comments": {"en": "Comments", "es": "Comentarios"},
+    "feedback_late_penalty": {"en": "Late submission penalty", "es": "Penalización por retraso"},
+    "feedback_top": {"en": "Top", "es": "Arriba"},
     # ---- cohort report: one maximum, extra credit apart, similarity hints (issue 21) ----
     "cohort_extra_credit": {
         "en": "Scores include extra credit, which can go past the maximum ({students} "

@@ -7,6 +7,7 @@ from nbgrader.preprocessors import (
 
 from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
+from grader.feedback import configure_feedback
 from grader.inert import MakeInert, TerminalSafe
 from grader.late import PercentPerDay
 from grader.sandbox import announce_defences
@@ -35,6 +36,7 @@ def configure(c):
         GradingExecute, MakeInert, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+    configure_feedback(c)  # its headings and links in the student's language
     c.Autograde.pre_convert_hook = announce_defences
     # late penalties (grader/late.py): 10% of the score per started day past the due date
     # set in the gradebook (`nbgrader db assignment add A --duedate=...`); 0 disables them

@@ -44,8 +44,9 @@ def student_rows():
 @pytest.fixture(scope="module")
 def reported(grader):
     course = Course(course_folder(), grader)
-    done = course.nbgrader("generate_assignment", ASSIGNMENT, "--force", check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
+    for assignment in (ASSIGNMENT, "lab01-es"):
+        done = course.nbgrader("generate_assignment", assignment, "--force", check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
     release = course.release(ASSIGNMENT)
     db = f"sqlite:///{course.root / 'gradebook.db'}"
     with Gradebook(db, "autograd-by-hand") as gb:
@@ -133,8 +134,6 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
     import sys
     from datetime import datetime, timedelta
     root = reported.root
-    done = reported.nbgrader("generate_assignment", "lab01-es", "--force", check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
     due = datetime(2026, 10, 16, 21, 59)
     release = reported.release("lab01-es")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "autograd-by-hand") as gb:
@@ -183,6 +182,34 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
     subprocess.run([sys.executable, "-m", "grader", "export", "--lms=canvas", "--uncapped"],
                    cwd=root, capture_output=True, check=True, **reported.grader.options())
     assert ["ana", "ana", "", "", "", "14"] in list(csv.reader((root / "exports" / "canvas.csv").open()))
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_feedback_chrome_is_in_the_students_language(reported, lang):
+    """nbgrader's feedback page: its headings and links in the notebook's language."""
+    student, assignment = f"feedback-{lang}", f"lab01-{lang}"
+    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
+        gb.update_or_create_student(student)
+        gb.add_submission(assignment, student)
+        gb.find_grade("lab01-formulas", "lab01", assignment, student).auto_score = 3
+        gb.db.commit()
+    nb = reported.release(assignment)
+    reported.submit(student, assignment, nb)
+    folder = reported.root / "autograded" / student / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "lab01.ipynb")
+    reported.grader.own(reported.root / "autograded")
+    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    page = (reported.root / "feedback" / student / assignment / "lab01.html").read_text()
+    heading = page.split("<h4>")[1].split("</h4>")[0]
+    print(heading)
+    if lang == "es":
+        assert "(Puntuación: 3.0 / 11.0)" in heading and 'lang="es"' in page
+        assert ">Celda de prueba</a>" in page and "(Arriba)" in page
+        assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
+    else:
+        assert "(Score: 3.0 / 11.0)" in heading and ">Test cell</a>" in page
 
 
 def test_the_late_penalty_is_a_share_per_started_day():
