@@ -4,6 +4,7 @@
     python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
     python -m grader grade ASSIGNMENT [--workers N] [--force] [--lang en|es]   # the whole cohort, in parallel
     python -m grader export --lms moodle|canvas [--uncapped]   # one grade per student per unit, for the LMS
+    python -m grader late-flags ASSIGNMENT   # after zip_collect: Canvas's LATE_ uploads stamped late
     python -m grader demo [--quick]      # a demo cohort (honest, wrong, hard-coded, hostile) graded in parallel
     python -m grader gradcheck           # lab 03's reference gradcheck on every op of minigrad (exit 1 on a bug)
 """
@@ -25,6 +26,9 @@ def main(argv=None):
     elif argv[:1] == ["export"]:
         from grader.export import main as export_main
         raise SystemExit(export_main(argv[1:]))
+    elif argv[:1] == ["late-flags"]:
+        from grader.late import main as late_main
+        raise SystemExit(late_main(argv[1:]))
     elif argv[:1] == ["demo"]:
         from grader.demo import main as demo_main
         raise SystemExit(demo_main(argv[1:]))

@@ -50,3 +50,45 @@ def penalty(config, student, score, seconds_late):
     assigner.init_plugin()
     taken = assigner.plugin_inst.late_submission_penalty(student, score, seconds_late)
     return 0.0 if taken is None else min(max(0.0, float(taken)), max(0.0, score))
+
+
+def stamp_late(root, assignment, students, options=()):
+    """Canvas flags a late upload (`LATE_` in its export's file names) but gives no
+    time, and `nbgrader zip_collect` carries none: write, for each flagged student,
+    the submission's `timestamp.txt` one second after the assignment's due date (in
+    the gradebook), so that nbgrader's own late mechanism charges the first day's
+    penalty. Returns the students stamped; refuses when no due date is set."""
+    from datetime import timedelta
+    from pathlib import Path
+
+    from grader.config import gradebook
+    with gradebook(root, options) as gb:
+        due = gb.find_assignment(assignment).duedate
+    if due is None:
+        raise SystemExit(f"{assignment} has no due date in the gradebook: "
+                         f"nbgrader db assignment add {assignment} --duedate=...")
+    stamp = (due + timedelta(seconds=1)).strftime("%Y-%m-%d %H:%M:%S.%f") + " UTC"
+    stamped = []
+    for student in students:
+        folder = Path(root) / "submitted" / student / assignment
+        if folder.is_dir():
+            (folder / "timestamp.txt").write_text(stamp)
+            stamped.append(student)
+    return stamped
+
+
+def main(argv):
+    """python -m grader late-flags ASSIGNMENT: after `nbgrader zip_collect ASSIGNMENT`,
+    the students Canvas flagged late are stamped late (see stamp_late)."""
+    from pathlib import Path
+    if len(argv) != 1:
+        raise SystemExit("usage: python -m grader late-flags ASSIGNMENT")
+    try:
+        from grader.lms_collect import late_students
+    except ImportError:
+        raise SystemExit("needs grader/lms_collect.py (the LMS collector)") from None
+    root, assignment = Path.cwd(), argv[0]
+    flagged = late_students(root / "downloaded" / assignment / "extracted")
+    stamped = stamp_late(root, assignment, flagged)
+    print(f"{len(stamped)} submission(s) of {assignment} stamped late: {', '.join(stamped) or '-'}")
+    return 0

@@ -224,3 +224,28 @@ def test_the_late_penalty_is_a_share_per_started_day():
     assert penalty(config, "ana", 10, 30 * 24 * hour) == pytest.approx(10.0)  # never below 0
     config.PercentPerDay.grace_minutes = 15
     assert penalty(config, "ana", 10, 10 * 60) == 0
+
+
+def test_a_canvas_late_flag_costs_the_first_days_penalty(tmp_path, monkeypatch):
+    """Canvas's LATE_ has no time: the submission is stamped a second after the due
+    date, which nbgrader reads back (its own timestamp parser) as late by one day."""
+    from datetime import datetime
+
+    from nbgrader.utils import parse_utc
+
+    from authoring.build import ROOT
+    from grader.cohort import environment
+    from grader.config import load_config
+    from grader.late import penalty, stamp_late
+    monkeypatch.setenv("PATH", environment()["PATH"])  # a new gradebook runs nbgrader's alembic
+    due = datetime(2026, 10, 16, 21, 59)
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
+        gb.update_or_create_assignment("lab01-es", duedate=due)
+    for student in ("12345", "67890"):
+        (tmp_path / "submitted" / student / "lab01-es").mkdir(parents=True)
+    assert stamp_late(tmp_path, "lab01-es", ["12345", "nobody"]) == ["12345"]
+    stamp = (tmp_path / "submitted" / "12345" / "lab01-es" / "timestamp.txt").read_text()
+    late = (parse_utc(stamp) - parse_utc(due)).total_seconds()
+    print(stamp, late)
+    assert late == 1 and not (tmp_path / "submitted" / "67890" / "lab01-es" / "timestamp.txt").exists()
+    assert penalty(load_config(ROOT, []), "12345", 10, late) == pytest.approx(1.0)
