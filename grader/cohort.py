@@ -13,8 +13,14 @@ theory03 submission, and a serial run pays it only once.
 What parallel grading adds, and how it is handled:
 
 - The gradebook (SQLite) has concurrent writers: each process waits for the
-  lock (a long busy timeout in the database URL), and a submission whose
-  process still failed on a locked database is graded again.
+  lock (a long busy timeout in the database URL).
+- Database faults (SQLite still locked, PostgreSQL stopped or restarting): the
+  submission is graded again, after a pause that doubles with each fault
+  (DatabaseWatch); faults with no success for `--db-patience` seconds stop the
+  run cleanly: nothing more starts, and it says which students were graded and
+  which not (no report: it needs the database).
+- Each submission's log (its last attempt) is kept in logs/ASSIGNMENT/, where
+  a NOT GRADED line and the report point.
 - Concurrent kernels must not share a limit. Each kernel gets a cgroup of its
   own where one can be made; otherwise the process limit is an rlimit counted
   per user, so, run as root, each worker slot's kernels run as a user id of
@@ -25,7 +31,8 @@ What parallel grading adds, and how it is handled:
   reported with a reason; running the command again grades it.
 - Ctrl-C: each running process is interrupted once (nbgrader then removes its
   unfinished submission, as it does serially); what was graded stays graded,
-  and the same command again finishes the job. If this process itself is
+  and the message names the command that finishes the job (interrupted_message:
+  with --force, those never reached still hold an earlier grade). If this process itself is
   killed, each grading process is interrupted the same way (a parent-death
   signal), so none goes on grading unwatched.
 - One run per assignment at a time (a lock in the course folder): two runs

@@ -5,8 +5,12 @@
 Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
 ran under, and for each graded cell a score column and a reason column) and
 prints a summary; beside it, reports/ASSIGNMENT.html in the instructor's
-language (default: the assignment's): per question the pass rate and the most
-common failure reasons, and the score distribution as a plot. Every text field is cleaned of control characters and
+language (default: the assignment's): the mean score out of one maximum (auto +
+manual points, as nbgrader counts them; extra credit shown apart, and the plot
+going past the maximum when it does), per question the pass rate (for a bonus
+cell: who earned its credit) and the most common failure reasons, similarity
+hints between students' answers (grader/similarity.py), and per student the
+score, the extra credit and, when not graded, the log to read. Every text field is cleaned of control characters and
 spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
 totals stay in `nbgrader export`.
 """
