@@ -67,15 +67,12 @@ DB_BACKOFF_MAX = 30.0
 # database faults with no success in between for this long: the database is taken
 # to be unreachable, and the run stops cleanly (the running processes finish)
 DB_PATIENCE = 120.0
-# what a grading process's log says when the gradebook's database failed it
+# what a grading process's log says when the gradebook's database failed it: the
+# exception line a traceback ends with (at the start of a line, so that no text a
+# log line merely quotes, a student id for one, is taken for a database fault)
 DATABASE_FAULT = re.compile(
-    r"database is locked|OperationalError.*(connect|connection|server closed|shutting down|"
-    r"starting up|terminating|recovery mode|timeout|Connection refused)|"
-    r"(psycopg|sqlalchemy)\S*\.(OperationalError|InterfaceError)", re.IGNORECASE)
-INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
-# run as root without cgroups: worker slot k's kernels run as SLOT_UID_BASE + k
-# (unused ids: nothing else on the machine counts against their process limit)
-SLOT_UID_BASE = 1_900_000_000
+    r"^\s*(sqlite3|psycopg|psycopg2|sqlalchemy\.exc)\.(OperationalError|InterfaceError)\b",
+    re.MULTILINE)
 
 
 @dataclass
