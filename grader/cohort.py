@@ -71,8 +71,14 @@ DB_PATIENCE = 120.0
 # exception line a traceback ends with (at the start of a line, so that no text a
 # log line merely quotes, a student id for one, is taken for a database fault)
 DATABASE_FAULT = re.compile(
-    r"^\s*(sqlite3|psycopg|psycopg2|sqlalchemy\.exc)\.(OperationalError|InterfaceError)\b",
-    re.MULTILINE)
+    r"^\s*(sqlite3|psycopg2?(\.errors)?|sqlalchemy\.exc)\.(OperationalError|InterfaceError|"
+    # PostgreSQL's "connection exception" and "operator intervention" errors (psycopg.errors)
+    r"AdminShutdown|CrashShutdown|CannotConnectNow|ConnectionException|ConnectionFailure|"
+    r"ConnectionDoesNotExist|SqlclientUnableToEstablishSqlconnection)\b", re.MULTILINE)
+INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
+# run as root without cgroups: worker slot k's kernels run as SLOT_UID_BASE + k
+# (unused ids: nothing else on the machine counts against their process limit)
+SLOT_UID_BASE = 1_900_000_000
 
 
 @dataclass
@@ -379,7 +385,7 @@ def write_report(root, assignment, lang, options):
               file=sys.stderr)
 
 
-UNREACHABLE = "not graded: the gradebook's database could not be reached"
+UNREACHABLE = "the gradebook's database could not be reached"
 
 
 class DatabaseWatch:
