@@ -363,7 +363,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
         print(for_terminal(f"NOT GRADED {outcome.student}: {outcome.reason} "
                            f"(log: {log_path(root, assignment, outcome.student)})"), file=sys.stderr)
     if database.unreachable:
-        print(unreachable_message(assignment, outcomes, database.patience), file=sys.stderr)
+        print(unreachable_message(root, assignment, outcomes, database.patience), file=sys.stderr)
     elif report:
         write_report(root, assignment, lang, options)
     return sorted(outcomes, key=lambda o: o.student)
@@ -420,16 +420,22 @@ def log_path(root, assignment, student):
     return Path(root) / LOGS / assignment / log_name(student)
 
 
-def unreachable_message(assignment, outcomes, patience):
+def unreachable_message(root, assignment, outcomes, patience):
+    """What a run stopped by an unreachable database graded, and what it did not: those
+    it tried lost their autograded folder (no half-graded copy is left), those it never
+    started keep what an earlier run gave them, in autograded/ and the gradebook alike."""
     graded = sorted(o.student for o in outcomes if o.ok)
     missing = sorted(o.student for o in outcomes if not o.ok)
-    return (f"\nstopped: the gradebook's database could not be reached for {patience:g} s.\n"
+    earlier = [s for s in missing if (Path(root) / "autograded" / s / assignment).exists()]
+    text = (f"\nstopped: the gradebook's database could not be reached for {patience:g} s.\n"
             f"graded in this run ({len(graded)}): {for_terminal(', '.join(graded)) or '-'}\n"
-            f"not graded ({len(missing)}): {for_terminal(', '.join(missing)) or '-'}\n"
-            "Their autograded folders were removed, so the gradebook's earlier rows for them "
-            "(if any) are not reported as grades. When the database is back, run "
-            f"`python -m grader grade {assignment}` (without --force) to grade just those; "
-            "no report was written.")
+            f"not graded ({len(missing)}): {for_terminal(', '.join(missing)) or '-'}\n")
+    if earlier:
+        text += (f"{len(earlier)} of them keep the grade of an earlier run (never started in "
+                 f"this one): {for_terminal(', '.join(earlier))}\n")
+    return text + ("When the database is back, `python -m grader grade "
+                   f"{assignment}` (without --force) grades those with no grade; "
+                   "no report was written.")
 
 
 def interrupted_message(root, assignment, cohort, outcomes, force):

@@ -110,6 +110,7 @@ def test_an_unreachable_database_stops_the_run_cleanly(stand_in_cohort, monkeypa
     assert f"not graded ({len(students)}): s0, s1" in err and "Traceback" not in err
     assert "no report was written" in err and not (root / "reports").exists()
     assert not list((root / "autograded").glob("*/a1"))  # nothing half-graded left
+    assert "keep the grade of an earlier run" not in err  # none had one
     assert took < 60
 
 
@@ -212,3 +213,15 @@ def test_what_a_killed_worker_left_is_removed_by_the_next(tmp_path):
     assert not any(os.path.exists(path) for path in left) and mine.exists()
     if len(left) == 2:
         print("(no cgroup could be made here: the private folders only)")
+
+
+def test_a_stopped_run_says_who_keeps_an_earlier_grade(tmp_path):
+    """With --force, those never started when the database went away still hold the
+    grade of an earlier run (autograded/ and the gradebook alike): the message says so."""
+    from grader.cohort import UNREACHABLE, Outcome, unreachable_message
+    (tmp_path / "autograded" / "bea" / "a1").mkdir(parents=True)
+    text = unreachable_message(tmp_path, "a1", [Outcome("ana", True), Outcome("bea", False, UNREACHABLE),
+                                                Outcome("eva", False, UNREACHABLE)], 120)
+    print(text)
+    assert "graded in this run (1): ana\nnot graded (2): bea, eva\n" in text
+    assert "1 of them keep the grade of an earlier run (never started in this one): bea" in text
