@@ -249,3 +249,39 @@ def test_a_canvas_late_flag_costs_the_first_days_penalty(tmp_path, monkeypatch):
     print(stamp, late)
     assert late == 1 and not (tmp_path / "submitted" / "67890" / "lab01-es" / "timestamp.txt").exists()
     assert penalty(load_config(ROOT, []), "12345", 10, late) == pytest.approx(1.0)
+
+
+def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
+    """The LMS round trip's way in: a Canvas export (a re-upload, `-1`, flagged LATE_,
+    beside the first upload) filed by `nbgrader zip_collect` with the course's collector
+    (grader/lms_collect.py), then `python -m grader late-flags`: the re-upload is the
+    one filed, and it is stamped late, so nbgrader charges the first day's penalty."""
+    import subprocess
+    import sys
+    import zipfile
+    from datetime import datetime
+
+    from nbgrader.utils import parse_utc
+    pytest.importorskip("grader.lms_collect", reason="the LMS collector (grader/lms_collect.py)")
+    root, assignment = reported.root, "lab01-es"
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "autograd-by-hand") as gb:
+        gb.update_or_create_assignment(assignment, duedate=datetime(2026, 10, 16, 21, 59))
+    first, again = fill(reported.release(assignment), {}), fill(reported.release(assignment), {
+        "lab01-formulas-answer": COPIED})
+    archive = root / "downloaded" / assignment / "archive"
+    archive.mkdir(parents=True)
+    with zipfile.ZipFile(archive / "submissions.zip", "w") as zipped:
+        zipped.writestr(f"perezana_24680_1001_{assignment}.ipynb", nbformat.writes(first))
+        zipped.writestr(f"perezana_LATE_24680_1002_{assignment}-1.ipynb", nbformat.writes(again))
+    reported.grader.own(root / "downloaded")
+    done = reported.nbgrader("zip_collect", assignment, "--force", check=False)
+    print(done.stdout, done.stderr[-2000:])
+    assert done.returncode == 0, done.stderr[-2000:]
+    filed = root / "submitted" / "24680" / assignment / "lab01.ipynb"
+    assert "y = x @ W.T + b" in filed.read_text()  # the re-upload, not the first file
+    run = subprocess.run([sys.executable, "-m", "grader", "late-flags", assignment], cwd=root,
+                         capture_output=True, text=True, check=False, **reported.grader.options())
+    print(run.stdout, run.stderr)
+    assert run.returncode == 0 and "1 submission(s) of lab01-es stamped late: 24680" in run.stdout
+    stamp = (filed.parent / "timestamp.txt").read_text()
+    assert (parse_utc(stamp) - parse_utc(datetime(2026, 10, 16, 21, 59))).total_seconds() == 1
