@@ -135,8 +135,8 @@ MESSAGES = {
         "es": "esta celda calificada falta en la entrega",
     },
     "not_graded": {
-        "en": "not graded: nbgrader could not process this submission (see its log)",
-        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro)",
+        "en": "not graded: nbgrader could not process this submission (see its log: {log})",
+        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro: {log})",
     },
     "missing_cells": {
         "en": "**Graded cells missing from this submission (0 points each):** {ids}",
@@ -430,6 +430,39 @@ MESSAGES = {
                "Copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
     },
 
+    # ---- feedback's chrome: nbgrader's feedback template in the student's language (issue 21) ----
+    "feedback_score": {"en": "Score", "es": "Puntuación"},
+    "feedback_test_cell": {"en": "Test cell", "es": "Celda de prueba"},
+    "feedback_coding": {"en": "Coding free-response", "es": "Respuesta libre en código"},
+    "feedback_written": {"en": "Written response", "es": "Respuesta escrita"},
+    "feedback_task": {"en": "Task", "es": "Tarea"},
+    "feedback_comment": {"en": "Comment", "es": "Comentario"},
+    "feedback_comments": {"en": "Comments", "es": "Comentarios"},
+    "feedback_late_penalty": {"en": "Late submission penalty", "es": "Penalización por retraso"},
+    "feedback_top": {"en": "Top", "es": "Arriba"},
+    # ---- cohort report: one maximum, extra credit apart, similarity hints (issue 21) ----
+    "cohort_extra_credit": {
+        "en": "Scores include extra credit, which can go past the maximum ({students} "
+              "students earned some; see the column of its own).",
+        "es": "Las notas incluyen los puntos extra, que pueden superar el máximo ({students} "
+              "estudiantes obtuvieron alguno; están en su propia columna).",
+    },
+    "cohort_maximum": {"en": "maximum", "es": "máximo"},
+    "cohort_extra": {"en": "extra credit", "es": "puntos extra"},
+    "cohort_bonus_points": {"en": "0 (+{bonus:g} extra)", "es": "0 (+{bonus:g} extra)"},
+    "cohort_similar": {"en": "Similar answers", "es": "Respuestas parecidas"},
+    "cohort_similar_hint": {
+        "en": "Hints, not verdicts: answer cells identical or nearly identical across students "
+              "(comments and spacing aside; short answers left out). Honest work can coincide, "
+              "and working together may be allowed: read the cells before deciding anything.",
+        "es": "Son indicios, no veredictos: celdas de respuesta idénticas o casi idénticas entre "
+              "estudiantes (sin contar comentarios ni espacios; se omiten las respuestas cortas). "
+              "El trabajo honrado puede coincidir y quizá se permitía trabajar en grupo: lee las "
+              "celdas antes de decidir nada.",
+    },
+    "cohort_identical": {"en": "identical", "es": "idénticas"},
+    "cohort_nearly": {"en": "{percent}% alike", "es": "parecidas en un {percent} %"},
+    "cohort_no_similar": {"en": "None found.", "es": "No se ha encontrado ninguna."},
 }
 
 
