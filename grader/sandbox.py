@@ -33,6 +33,7 @@ from grader.cgroups import KernelGroup
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
 KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
 GRADER_PACKAGES = ("grader", "authoring")  # never visible to student code
+PROJECT = "autograd_by_hand"  # the installed distribution's name, as its dist-info folder spells it
 WORKDIR = "/submission"
 SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
 ENVIRONMENT = ("PYDEVD_DISABLE_FILE_VALIDATION",)  # passed through if set
@@ -57,6 +58,42 @@ def sandbox_available(bwrap="bwrap"):
 def package_folder(name):
     spec = importlib.util.find_spec(name)
     return Path(spec.origin).resolve().parent if spec and spec.origin else None
+
+
+def site_folders():
+    """The folders this interpreter imports installed packages from (site-packages and
+    dist-packages, the virtual environment's and those it adds): the kernel, started
+    with this interpreter, needs the same ones."""
+    folders = {Path(entry).resolve() for entry in sys.path
+               if entry and Path(entry).name in ("site-packages", "dist-packages")}
+    return sorted(str(folder) for folder in folders if folder.is_dir())
+
+
+def grader_copies(folders):
+    """Every installed trace of the grader under `folders`: its packages (a
+    non-editable install, a wheel, a Dask worker's install), wherever the import
+    system or a path on the disk would find them, and the project's install
+    records (dist-info, egg-info: their RECORD lists the grader's files)."""
+    found = set()
+    for name in GRADER_PACKAGES:
+        folder = package_folder(name)
+        if folder is not None:
+            found.add(folder)
+    for root in folders:
+        root = Path(root)
+        if not root.is_dir():
+            continue
+        entries = [root, *root.glob("lib/python3*/*-packages"), *root.glob("local/lib/python3*/*-packages"),
+                   *root.glob("python3*/*-packages"), *root.glob("python3/dist-packages"),
+                   *(Path(p) for p in sys.path if p and _under(Path(p).resolve(), [root]))]
+        for entry in entries:
+            for name in GRADER_PACKAGES:
+                if (entry / name).is_dir():
+                    found.add((entry / name).resolve())
+            for record in [*entry.glob(f"{PROJECT}-*.dist-info"), *entry.glob(f"{PROJECT}-*.egg-info"),
+                           *entry.glob(f"{PROJECT}.egg-info")]:
+                found.add(record.resolve())
+    return sorted(path for path in found if any(_under(path, [root]) for root in folders))
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -240,7 +277,8 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
         if os.path.exists(path):
             arguments += ["--ro-bind", path, path]
     packages = [package_folder(name) for name in KERNEL_PACKAGES]
-    readable = sorted({sys.base_prefix, sys.prefix, *(str(p) for p in packages if p)})
+    readable = sorted({sys.base_prefix, sys.prefix, *site_folders(),
+                       *(str(p) for p in packages if p)})
     # bwrap makes the folders above a mount point 0700 when run as root: the
     # kernel's unprivileged user needs them 0755 to reach what is mounted
     ancestors = sorted({str(parent) for path in readable + [str(private)]
@@ -251,11 +289,10 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
     for path in readable:
         arguments += ["--ro-bind", path, path]
     # a grader package installed beside the kernel's (a non-editable install puts
-    # it in site-packages): hide it under an empty, read-only folder
-    for name in GRADER_PACKAGES:
-        folder = package_folder(name)
-        if folder is not None and any(_under(folder, [path]) for path in readable):
-            arguments += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+    # it in site-packages), and the records listing its files: each hidden under
+    # an empty, read-only folder
+    for folder in grader_copies(readable + [p for p in SYSTEM if os.path.isdir(p)]):
+        arguments += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     arguments += ["--bind", str(private), str(private),
                   "--ro-bind", str(submission), SUBMISSION_COPY,
                   "--perms", "1777", "--size", str(workdir_size), "--tmpfs", WORKDIR,
