@@ -14,6 +14,7 @@ in the sandbox (`grader/sandbox.py`), but:
 """
 import copy
 import json
+import os
 import secrets
 import time
 from pathlib import Path
@@ -27,6 +28,7 @@ from traitlets import Integer, Unicode
 from course.i18n import say
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
+from grader.intake import refusal_note, vet
 from grader.sandbox import SandboxedKernelManager, SandboxRefused
 from grader.verdicts import decide, error_output, is_graded_test
 
@@ -125,6 +127,9 @@ class GradingExecute(Execute):
             defences = execute_on_cluster(self, nb, submission, seed)
         elif not unreadable:
             defences = self.execute(nb, resources, submission, seed) or defences
+        refused = refused_files(self, resources)
+        if refused:  # what nbgrader's copy skipped (grader/intake.py), and why
+            nb.cells.insert(0, new_markdown_cell(refusal_note(refused, lang)))
         missing = nb.metadata.get("course", {}).get("missing_cells", [])
         if missing:
             # say it where the student will look: at the top of the graded copy and feedback
@@ -219,6 +224,16 @@ class GradingExecute(Execute):
             if self._manager is not None:  # nbclient may have dropped self.km by now
                 self._manager.release_sandbox()
                 self._out_of_memory = self._manager.was_out_of_memory
+
+
+def refused_files(configurable, resources):
+    """What grader/intake.py refused of this submission's folder under submitted/."""
+    info = (resources or {}).get("nbgrader", {})
+    if "student" not in info or "assignment" not in info:
+        return []
+    coursedir = _coursedir(configurable)
+    folder = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
+    return vet(folder)[1] if os.path.isdir(folder) else []
 
 
 def notebook_language(nb):

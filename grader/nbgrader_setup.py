@@ -8,6 +8,7 @@ from nbgrader.preprocessors import (
 from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
 from grader.inert import MakeInert, TerminalSafe
+from grader.intake import vet_before_copy
 from grader.sandbox import announce_defences
 from grader.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
@@ -34,7 +35,9 @@ def configure(c):
         GradingExecute, MakeInert, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
-    c.Autograde.pre_convert_hook = announce_defences
+    c.Autograde.pre_convert_hook = before_each_submission
+    # `nbgrader collect` takes in only regular files, for safe student ids (grader/intake.py)
+    c.ExchangeFactory.collect = "grader.intake.SafeCollect"
     # limits, each also settable in nbgrader_config.py after configure(c)
     c.Execute.timeout = 30  # seconds a cell may run
     c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell
@@ -46,6 +49,13 @@ def configure(c):
     c.SandboxedKernelManager.process_limit = 512  # processes and threads
     c.SandboxedKernelManager.cpu_seconds = 600  # CPU time of one kernel
     c.SandboxedKernelManager.sandbox = True  # False: unsandboxed, and reports say so
+
+
+def before_each_submission(**hook):
+    """nbgrader's pre-convert hook: the defences (once), then the submission vetted
+    before nbgrader copies it (grader/intake.py)."""
+    announce_defences(**hook)
+    vet_before_copy(**hook)
 
 
 def _clean_terminal():
