@@ -234,6 +234,12 @@ MESSAGES = {
         "es": "motivos de fallo más frecuentes (cuántos; un ejemplo)",
     },
     # ---- what of a submission was not taken in (grader/intake.py) ----
+    "unreadable_message": {
+        "en": "your code made the kernel send a message the grader cannot read ({error}); this "
+              "cell was stopped and the rest of the notebook was run in a new kernel",
+        "es": "tu código hizo que el kernel enviara un mensaje que el corrector no puede leer "
+              "({error}); esta celda se detuvo y el resto del cuaderno se ejecutó en un kernel nuevo",
+    },
     "refused_files": {
         "en": "**Files of this submission the grader did not open (only ordinary files of your own "
               "folder are graded):**\n{files}",

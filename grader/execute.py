@@ -29,7 +29,7 @@ from course.i18n import say
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
 from grader.intake import refusal_note, vet
-from grader.sandbox import SandboxedKernelManager, SandboxRefused
+from grader.sandbox import SandboxedKernelManager, SandboxMissing, SandboxRefused
 from grader.verdicts import decide, error_output, is_graded_test
 
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",
@@ -171,11 +171,19 @@ class GradingExecute(Execute):
             try:
                 self._run_from(nb, resources, killers, resume_at)
                 return
-            except (DeadKernelError, CellTimeoutError) as error:
-                # the kernel is dead, or stuck past an interrupt: a new one takes over
+            except (SandboxRefused, SandboxMissing):
+                raise
+            except Exception as error:  # noqa: BLE001 (whatever the kernel sends, grading goes on)
+                if self._current_index is None:  # the kernel never started: not the student's doing
+                    raise
+                # the kernel is dead, stuck past an interrupt, or sent a message the
+                # grader cannot decode (100,000-deep JSON, a bad signature): a new one takes over
                 index = self._current_index
                 killers.add(index)
-                if isinstance(error, CellTimeoutError):
+                if not isinstance(error, (DeadKernelError, CellTimeoutError)):
+                    reason = error_output("UnreadableMessage", say(
+                        "unreadable_message", lang, error=type(error).__name__))
+                elif isinstance(error, CellTimeoutError):
                     reason = error_output("CellTimeout", say("timeout", lang, seconds=self.timeout))
                 elif self._out_of_memory:
                     reason = error_output("MemoryLimit", say("out_of_memory", lang))
@@ -200,6 +208,7 @@ class GradingExecute(Execute):
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         self._out_of_memory, self._manager = False, None
+        self._current_index = None  # not in a cell yet: a failure to start is the grader's
         try:
             with self.setup_kernel():
                 self._defences = self.km.defences()

@@ -80,16 +80,33 @@ def vet(folder, limit=MAX_SUBMISSION_BYTES):
     return sorted(accepted), sorted(refused)
 
 
+class Refused(OSError):
+    """A file of a submission that is not opened; `key` says why (course/i18n.py)."""
+
+    def __init__(self, name, key, limit=MAX_SUBMISSION_BYTES):
+        super().__init__(f"{name}: {reason(key, limit=limit)}")
+        self.name, self.key, self.limit = name, key, limit
+
+    def say(self, lang):
+        return f"{self.name}: {reason(self.key, lang, self.limit)}"
+
+
 def open_regular(path, limit=MAX_SUBMISSION_BYTES):
     """A binary stream of `path`, which must be a regular file (not a link) of at most
-    `limit` bytes; OSError saying why not otherwise. Opened without following a link
-    and without blocking on a FIFO, then checked on the open file itself."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    `limit` bytes; `Refused` otherwise. Opened without following a link and without
+    blocking on a FIFO, then checked on the open file itself."""
+    name = Path(path).name
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        if os.path.islink(path):
+            raise Refused(name, "refused_link", limit) from None
+        raise
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
         os.close(fd)
-        why = kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else "refused_too_big"
-        raise OSError(f"{Path(path).name}: {reason(why, limit=limit)}")
+        raise Refused(name, kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else "refused_too_big",
+                      limit)
     return os.fdopen(fd, "rb")
 
 

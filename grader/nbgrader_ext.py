@@ -9,7 +9,7 @@ from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
 from grader.execute import notebook_language
-from grader.intake import open_regular
+from grader.intake import Refused, open_regular
 
 
 class LocalizedClearSolutions(ClearSolutions):
@@ -78,8 +78,11 @@ class TolerantNotebookExporter(NotebookExporter):
         resources["metadata"].update(name=os.path.splitext(basename)[0], path=path)
         try:
             stream = io.TextIOWrapper(open_regular(filename), encoding="utf-8")
+        except Refused as refused:
+            lang = notebook_language(release_notebook(self.parent, resources))
+            return self.unreadable(refused.say(lang), resources, **kw)
         except OSError as error:
-            return self.unreadable(f"{type(error).__name__}: {error}", resources, **kw)
+            return self.unreadable(f"{type(error).__name__}: {error.strerror}", resources, **kw)
         with stream:
             return self.from_file(stream, resources=resources, **kw)
 

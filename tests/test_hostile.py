@@ -95,7 +95,10 @@ def corpus_course(grader, listener, names):
                  classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
     for name in names:
         make = CASES[name][0]
-        course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
+        path = course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
+        if hasattr(make, "plant"):  # links and special files beside the notebook
+            make.plant(path.parent, paths)
+            course.grader.own(path.parent)
     return course
 
 
@@ -160,6 +163,8 @@ BROKEN_CELLS = {  # case: what the cell that broke says
     "output_flood": "output cut off",
     "network": "no network",
     "fork_bomb": "fork refused after",
+    "deep_message": "message the grader cannot read (RecursionError)",
+    "bad_signature": "message the grader cannot read (ValueError)",
 }
 
 
@@ -353,3 +358,66 @@ def test_nothing_is_left_behind(graded):
     parent = graded[0].grader.delegated
     for folder in parent:
         assert not list(folder.glob("course-kernel-*")), folder
+
+
+def test_nothing_beside_the_notebook_is_followed_or_copied(graded):
+    """Links (to the answer key, the gradebook, a classmate, /etc/shadow, /dev/zero), a
+    FIFO and a 3 GiB sparse file beside the notebook: each refused with its reason at the
+    top of the graded copy, none copied into autograded/ or seen by the kernel; the
+    student's ordinary file and work are graded."""
+    course = graded[0]
+    folder = course.root / "autograded" / "files_beside" / ASSIGNMENT
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "theory03.ipynb"]
+    top = course.autograded(ASSIGNMENT, "files_beside").cells[0].source
+    for name, why in [("source.ipynb", "symbolic link"), ("shadow", "symbolic link"), ("zeros", "symbolic link"),
+                      ("fifo", "FIFO"), ("sparse.bin", "size cap")]:
+        assert f"`{name}`: " in top and why in top.split(f"`{name}`: ")[1].splitlines()[0], top
+    text = outputs(course, "files_beside")
+    assert "BESIDE notes: my own notes" in text and "FOUND" not in text, text[-2000:]
+    for name in ("source.ipynb", "gradebook.db", "classmate.ipynb", "shadow", "zeros", "fifo", "sparse.bin"):
+        assert f"BESIDE {name}: nothing" in text, text[-2000:]
+
+
+def test_a_notebook_that_is_a_link_is_not_graded_as_the_students(graded):
+    nb = graded[0].autograded(ASSIGNMENT, "linked_notebook")
+    assert "symbolic link" in outputs(graded[0], "linked_notebook")
+    assert "/tmp/" not in outputs(graded[0], "linked_notebook")  # no path of the instructor's
+
+
+HOSTS_OF_THE_TEMPLATE = ("https://cdnjs.cloudflare.com/", "https://cdn.jsdelivr.net/", "https://unpkg.com/")
+
+
+def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded):
+    """The feedback pages of the cases with live markup (HTML, Markdown, LaTeX links),
+    opened in Chromium: no request to anything but the page and nbconvert's own
+    template assets, no dialog on load or on clicking every link."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists("/usr/bin/chromium"):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    course = graded[0]
+    if not (course.root / "feedback" / "markdown_links").exists():
+        course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
+    requests, dialogs = [], []
+    links = "a[href]:not([href^='#'])"  # nbconvert's own anchors to headings are skipped
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        page = browser.new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                   else (requests.append(route.request.url), route.abort()))
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        for name in ("markdown_links", "scripts"):
+            page.goto((course.root / "feedback" / name / ASSIGNMENT / "theory03.html").as_uri())
+            page.wait_for_timeout(1000)
+            # click every link, each on the page as loaded (a click may navigate away)
+            for index in range(page.locator(links).count()):
+                page.goto((course.root / "feedback" / name / ASSIGNMENT / "theory03.html").as_uri())
+                try:
+                    page.locator(links).nth(index).click(force=True, no_wait_after=True, timeout=2000)
+                    page.wait_for_timeout(200)
+                except playwright.Error:
+                    pass  # gone, or not clickable: nothing to run
+        browser.close()
+    student_requests = [url for url in requests if not url.startswith(HOSTS_OF_THE_TEMPLATE)]
+    assert student_requests == [] and dialogs == [], (student_requests, dialogs)
+    assert graded[3].reached == []
