@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.inert import for_terminal
+from grader.intake import unsafe_id
 
 DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
 LOCK_RETRIES = 3  # extra attempts for a submission whose process met a locked gradebook
@@ -282,6 +283,11 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     options = list(options) + (["--force"] if force else [])
     held = lock(root, assignment)
     cohort = students(root, assignment)
+    # ids a page or a terminal would take for markup or a new line are not graded (grader/intake.py)
+    refused = [Outcome(student, False, f"student id {student!r} refused: {unsafe_id(student)}; "
+                                       "rename its folder under submitted/ to a plain id")
+               for student in cohort if unsafe_id(student)]
+    cohort = [student for student in cohort if not unsafe_id(student)]
     if scheduler:
         from grader.cluster import threads_of
         wanted = workers or threads_of(scheduler)
@@ -301,7 +307,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     queue = [(student, 1) for student in cohort]
     launches = itertools.count()
     running = {}  # slot -> (process, student, attempt, started, log path)
-    outcomes = []
+    outcomes = list(refused)
     try:
         while queue or running:
             for slot in range(how.workers):

@@ -173,7 +173,7 @@ class GradingExecute(Execute):
                 return
             except (SandboxRefused, SandboxMissing):
                 raise
-            except Exception as error:  # noqa: BLE001 (whatever the kernel sends, grading goes on)
+            except Exception as error:  # whatever the kernel sends, grading goes on
                 if self._current_index is None:  # the kernel never started: not the student's doing
                     raise
                 # the kernel is dead, stuck past an interrupt, or sent a message the

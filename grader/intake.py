@@ -186,7 +186,7 @@ def vet_before_copy(notebooks=(), **_):
             why = "a symbolic link (not followed)"
         if why is None:
             ignore_refused(Application.instance().coursedir, folder)
-    except Exception as error:  # noqa: BLE001 (see the docstring)
+    except Exception as error:  # see the docstring
         raise SystemExit(f"could not check the submission in {folder}: {error!r}") from error
     if why:
         raise SystemExit(f"refusing to grade the submission in {str(folder)!r} (student id "

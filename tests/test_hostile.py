@@ -379,7 +379,6 @@ def test_nothing_beside_the_notebook_is_followed_or_copied(graded):
 
 
 def test_a_notebook_that_is_a_link_is_not_graded_as_the_students(graded):
-    nb = graded[0].autograded(ASSIGNMENT, "linked_notebook")
     assert "symbolic link" in outputs(graded[0], "linked_notebook")
     assert "/tmp/" not in outputs(graded[0], "linked_notebook")  # no path of the instructor's
 

@@ -4,7 +4,6 @@ Dask worker) into a throw-away environment, and a cohort graded with that
 environment's Python by the course's command. A submission imports the grader's
 references and searches every import path for the grader's files and the install's
 RECORD; it must find nothing and score what the blank release scores."""
-import os
 import shutil
 import subprocess
 import sys

@@ -55,6 +55,7 @@ MARKDOWN_LINKS = ["![](http://a.test/x.png)", "[x](javascript:alert(1))", "[x][r
 @pytest.mark.parametrize("text", MARKDOWN_LINKS)
 def test_student_markdown_renders_with_no_link(text):
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
     from grader.inert import clean_markdown
     html = markdown2html_mistune(clean_markdown(text))
     assert "href" not in html and "src" not in html and "\\require" not in html, html
