@@ -213,6 +213,7 @@ class GradingExecute(Execute):
             with self.setup_kernel():
                 self._defences = self.km.defences()
                 info = self.wait_for_reply(self.kc.kernel_info())
+                self.km.seal_private()  # before any student code runs
                 nb.metadata["language_info"] = info["content"]["language_info"]
                 for index, cell in enumerate(nb.cells):
                     self._current_index = index

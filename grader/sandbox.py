@@ -133,7 +133,7 @@ class SandboxedKernelManager(AsyncKernelManager):
                                  f"not in {cwd or os.getcwd()}")
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
-        self._private = Path(tempfile.mkdtemp(prefix="course-kernel-"))
+        self._private = Path(tempfile.mkdtemp(prefix="course-kernel-", dir=private_parent(self.sandbox)))
         self.connection_file = str(self._private / "kernel.json")
         self._group = None
         if self.sandbox:
@@ -148,6 +148,19 @@ class SandboxedKernelManager(AsyncKernelManager):
         # os.write) must not reach the instructor's terminal
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return command, kw
+
+    def seal_private(self):
+        """Once the kernel has made its sockets: run as root, its private folder and
+        connection file become root's, so the kernel (as `uid`) can write nothing more
+        there. Run as an ordinary user, the folder is in /dev/shm (see private_parent)."""
+        private = getattr(self, "_private", None)
+        if self.sandbox and os.geteuid() == 0 and private is not None:
+            for path in private.iterdir():
+                if path.is_file() and not path.is_symlink():
+                    os.chown(path, 0, 0)
+                    path.chmod(0o600)
+            os.chown(private, 0, 0)
+            private.chmod(0o711)
 
     def trial_cgroup(self):
         """(group, None) when a kernel of this configuration gets a cgroup of its own, else
@@ -230,6 +243,16 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.release_sandbox()
 
 
+def private_parent(sandbox):
+    """Where a kernel's private folder (connection file, sockets) is made. Run as root,
+    the default temporary folder: `seal_private` takes it back from the kernel. Run as
+    an ordinary user in a user namespace, the kernel could always write there: /dev/shm,
+    a tmpfs, where what it writes is memory charged to its own cgroup, not the disk."""
+    if sandbox and os.geteuid() != 0 and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        return "/dev/shm"
+    return None
+
+
 def describe_defences(sandbox, group, why_no_group, uid=65534):
     if not sandbox:
         return "unsandboxed"
@@ -272,6 +295,8 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
         "--die-with-parent", "--new-session",
         "--unsetenv", "JPY_PARENT_PID",  # jupyter_client adds it; the kernel would see its parent as gone
         "--proc", "/proc", "--dev", "/dev",
+        # bwrap's /dev/shm would be an uncapped tmpfs: one of the kernel's own, capped as /tmp
+        "--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/dev/shm",
         "--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp"]  # before any bind under /tmp
     for path in SYSTEM:
         if os.path.exists(path):

@@ -81,7 +81,8 @@ LIMITS = (f"--Execute.timeout={CELL_SECONDS}", f"--GradingExecute.notebook_timeo
 
 
 def leftovers():
-    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
+    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*")) | \
+        set(glob.glob("/dev/shm/course-kernel-*"))
 
 
 def corpus_course(grader, listener, names):
@@ -420,3 +421,12 @@ def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded):
     student_requests = [url for url in requests if not url.startswith(HOSTS_OF_THE_TEMPLATE)]
     assert student_requests == [] and dialogs == [], (student_requests, dialogs)
     assert graded[3].reached == []
+
+
+def test_the_kernels_private_folder_and_dev_shm_are_capped(graded):
+    """Regression: the private folder (connection file, sockets) was bound read-write from
+    the host's disk, 1 GiB written there. Run as root it is not the kernel's to write once
+    the kernel is up; run as an ordinary user it is memory charged to the kernel's cgroup."""
+    text = outputs(graded[0], "private_fill")
+    assert "private accepted" not in text and "shm accepted" not in text, text[-800:]
+    assert "private refused after 0 MiB" in text or "went over its memory limit" in text, text[-800:]

@@ -342,6 +342,27 @@ def dies_again_and_again(course, paths):
     return nb
 
 
+PRIVATE_FILL = '''
+# fill the kernel's private folder (where its connection file is, named in sys.argv) with
+# up to 3 GiB, 32 MiB at a time, and /dev/shm likewise
+import os, sys
+for name, folder in [("private", os.path.dirname(sys.argv[sys.argv.index("-f") + 1])), ("shm", "/dev/shm")]:
+    written = 0
+    try:
+        for i in range(96):
+            with open(os.path.join(folder, f"fill-{{i}}"), "wb") as stream:
+                stream.write(b"x" * (32 << 20))
+            written += 32
+        print(name, "accepted", written, "MiB")
+    except OSError as error:
+        print(name, "refused after", written, "MiB:", error.strerror)
+    for i in range(96):  # what was written is given back, so the next attempt starts afresh
+        try:
+            os.remove(os.path.join(folder, f"fill-{{i}}"))
+        except OSError:
+            pass
+'''
+
 LINKS_BESIDE = {"source.ipynb": "source", "gradebook.db": "gradebook", "classmate.ipynb": "classmate",
                 "shadow": "/etc/shadow", "zeros": "/dev/zero"}
 READ_BESIDE = '''
@@ -473,4 +494,5 @@ CASES = {
     "deep_message": (with_cell(DEEP_MESSAGE), 12, {}),
     "bad_signature": (with_cell(BAD_SIGNATURE), 12, {}),
     "markdown_links": (markdown_links, 12, {}),
+    "private_fill": (with_cell(PRIVATE_FILL), 12, {}),
 }
