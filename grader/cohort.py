@@ -297,6 +297,15 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     else:
         wanted = workers or os.cpu_count() or 1
         how = plan(root, min(wanted, max(1, len(cohort))), options)
+    # once, before anything is graded: kernels here (or on every worker) run this course
+    config = load_config(root, options)
+    if scheduler:
+        from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
+        refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
+                                              if name in config})
+    elif cohort:
+        from grader.preflight import refuse_on_mismatch
+        refuse_on_mismatch(config)  # the grading processes forked below inherit the check
     if how.note:
         print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
               f"({how.note})", file=sys.stderr)

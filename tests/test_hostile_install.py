@@ -95,3 +95,25 @@ def test_a_non_editable_install_hides_the_answer_key(installed, grader):
                    for c in graded_cells(course.autograded(ASSIGNMENT, "honest")).values())
     finally:
         shutil.rmtree(course.root, ignore_errors=True)
+
+
+def test_grading_a_copy_with_another_install_refuses_to_start(grader):
+    """Regression: a full copy of the course (its own course/ package, edited) graded
+    with an environment whose install is another checkout's gave every submission 0 and
+    "graded". The preflight's sandboxed kernel sees another `course`: nothing is graded,
+    and the difference is named."""
+    course = Course(course_folder(), grader)
+    try:
+        for name in ("course", "minigrad"):
+            shutil.copytree(ROOT / name, course.root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        with open(course.root / "course" / "i18n.py", "a") as stream:
+            stream.write("\n# this term's edit\n")
+        grader.own(course.root)
+        assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
+        course.submit("honest", ASSIGNMENT, course.solved(ASSIGNMENT))
+        result = course.grade(ASSIGNMENT, workers=1)
+        assert result.returncode != 0 and "refusing to grade" in result.stderr, result.stderr[-2000:]
+        assert "a kernel in the sandbox: course is" in result.stderr, result.stderr[-2000:]
+        assert not (course.root / "autograded" / "honest").exists()
+    finally:
+        shutil.rmtree(course.root, ignore_errors=True)
