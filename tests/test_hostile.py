@@ -26,6 +26,7 @@ import threading
 import pytest
 from conftest import Course, course_folder, graded_cells, verdict_text
 from corpus.cases import CASES
+from hostile import assert_every_submission_graded, printed, submitted_course
 
 from grader.report import cohort, shape_of
 from grader.sandbox import sandbox_available
@@ -87,20 +88,21 @@ def leftovers():
 
 def corpus_course(grader, listener, names):
     """A course copy with the corpus's cases `names` submitted, one student each."""
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
-    (course.root / "canary.txt").write_text("instructor's file")
-    paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
-                 gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
-                 source_dir=course.root / "source", port=listener.port, root=course.root,
-                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
-    for name in names:
-        make = CASES[name][0]
-        path = course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
-        if hasattr(make, "plant"):  # links and special files beside the notebook
-            make.plant(path.parent, paths)
-            course.grader.own(path.parent)
-    return course
+    def submissions(course):
+        (course.root / "canary.txt").write_text("instructor's file")
+        paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
+                     gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
+                     source_dir=course.root / "source", port=listener.port, root=course.root,
+                     classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
+        return {name: case(CASES[name][0], course, paths) for name in names}
+    return submitted_course(grader, ASSIGNMENT, submissions)
+
+
+def case(make, course, paths):
+    """A corpus case's submission: its notebook (or file), and what it plants beside it."""
+    notebook = make if isinstance(make, (str, bytes)) else make(course, paths)
+    plant = getattr(make, "plant", None)
+    return (notebook, lambda folder: plant(folder, paths)) if plant else notebook
 
 
 def outcomes(rows):
@@ -128,18 +130,11 @@ def graded(grader):
 
 
 def outputs(course, name):
-    nb = course.autograded(ASSIGNMENT, name)
-    return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
-                     for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    return printed(course, ASSIGNMENT, name)
 
 
 def test_every_case_was_graded_two_at_a_time(graded):
-    course, result = graded[0], graded[1]
-    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
-    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
-    assert "2 at a time" in result.stderr, result.stderr[-3000:]
-    for name in CASES:
-        assert (course.root / "autograded" / name / ASSIGNMENT / "theory03.ipynb").exists(), name
+    assert_every_submission_graded(graded[0], graded[1], ASSIGNMENT, CASES)
 
 
 @pytest.mark.parametrize("name", CASES)

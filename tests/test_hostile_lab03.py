@@ -6,11 +6,17 @@ gave): the solution, the release, the gradchecks the issue names
 corpus (forged evidence, monkeypatched course helpers, a dying kernel, theft of the
 reference gradcheck), each with the score it must get."""
 import pytest
-from nbformat.v4 import new_code_cell
-
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from grader.sandbox import sandbox_available
+from conftest import fill
+from hostile import (
+    assert_every_submission_graded,
+    graded_cohort,
+    printed,
+    verdicts,
+    with_cell,
+)
 from test_grading import HARD_CODED
+
+from grader.sandbox import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab03-en"
@@ -51,11 +57,6 @@ for module in ("grader.gradcheck", "grader.checks.lab03", "grader.checks"):
 '''
 
 
-def with_cell(nb, code):
-    nb.cells.insert(1, new_code_cell(code))
-    return nb
-
-
 def solution(course):
     source = course.solved(ASSIGNMENT)
     return next(c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ANSWER)
@@ -66,10 +67,7 @@ def replaced(text, old, new):
     return text.replace(old, new)
 
 
-@pytest.fixture(scope="module")
-def graded(grader):
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
+def submissions(course):
     solved = lambda: course.solved(ASSIGNMENT)  # noqa: E731
     right = solution(course)
     hint = {  # the solution with one hint ignored
@@ -79,7 +77,7 @@ def graded(grader):
         "graph_zero_only": replaced(right, "        x.grad = 0.0  #", "        pass  #"),
         "no_atol": replaced(right, "atol + rtol * abs(num)", "rtol * abs(num)"),
     }
-    submissions = {
+    return {
         "honest": solved(),
         "blank": course.release(ASSIGNMENT),
         "always_true": fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}),
@@ -92,10 +90,11 @@ def graded(grader):
         "patches": with_cell(fill(solved(), {ANSWER: hint["no_zero"]}), PATCHES),
         "theft": with_cell(solved(), THEFT),
     }
-    for name, nb in submissions.items():
-        course.submit(name, ASSIGNMENT, nb)
-    result = course.grade(ASSIGNMENT, workers=2)
-    yield course, result
+
+
+@pytest.fixture(scope="module")
+def graded(grader):
+    yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
 # 7 points (gradcheck 6, annotations 1) plus 1 of extra credit (the complex step); the
@@ -105,12 +104,7 @@ SCORES = {"honest": 8, "blank": 0, "always_true": 1, "always_raises": 2, "no_res
 
 
 def test_every_submission_was_graded(graded):
-    course, result = graded
-    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
-    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
-    assert "2 at a time" in result.stderr, result.stderr[-3000:]
-    for name in SCORES:
-        assert (course.root / "autograded" / name / ASSIGNMENT).exists(), name
+    assert_every_submission_graded(*graded, ASSIGNMENT, SCORES)
 
 
 @pytest.mark.parametrize("name", SCORES)
@@ -120,18 +114,13 @@ def test_score(graded, name):
                                                            result.stderr[-2000:])
 
 
-def verdicts(course, name):
-    return {k: verdict_text(c) for k, c in graded_cells(course.autograded(ASSIGNMENT, name)).items()}
-
-
 def test_reasons(graded):
     course = graded[0]
-    assert "restore .data" in verdicts(course, "no_restore")["lab03-gradcheck"]
-    assert "stale .grad = 7" in verdicts(course, "graph_zero_only")["lab03-gradcheck"]
-    assert "stale .grad = 100" in verdicts(course, "no_zero")["lab03-gradcheck"]
-    assert "atol=0.025, rtol=0" in verdicts(course, "no_atol")["lab03-gradcheck"]
-    assert "kernel died" in verdicts(course, "dying")["lab03-gradcheck"]
-    assert "expected" in verdicts(course, "forger")["lab03-gradcheck"]
-    theft = "".join(o.get("text", "") for c in course.autograded(ASSIGNMENT, "theft").cells
-                    for o in c.get("outputs", []))
+    assert "restore .data" in verdicts(course, ASSIGNMENT, "no_restore")["lab03-gradcheck"]
+    assert "stale .grad = 7" in verdicts(course, ASSIGNMENT, "graph_zero_only")["lab03-gradcheck"]
+    assert "stale .grad = 100" in verdicts(course, ASSIGNMENT, "no_zero")["lab03-gradcheck"]
+    assert "atol=0.025, rtol=0" in verdicts(course, ASSIGNMENT, "no_atol")["lab03-gradcheck"]
+    assert "kernel died" in verdicts(course, ASSIGNMENT, "dying")["lab03-gradcheck"]
+    assert "expected" in verdicts(course, ASSIGNMENT, "forger")["lab03-gradcheck"]
+    theft = printed(course, ASSIGNMENT, "theft")
     assert "THEFT references: nothing in grader.gradcheck" in theft and "FOUND" not in theft
