@@ -297,15 +297,9 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     else:
         wanted = workers or os.cpu_count() or 1
         how = plan(root, min(wanted, max(1, len(cohort))), options)
-    # once, before anything is graded: kernels here (or on every worker) run this course
-    config = load_config(root, options)
-    if scheduler:
-        from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
-        refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
-                                              if name in config})
-    elif cohort:
-        from grader.preflight import refuse_on_mismatch
-        refuse_on_mismatch(config)  # the grading processes forked below inherit the check
+    # a folder without the course's nbgrader_config.py does not grade with its sandbox
+    if cohort and (root / "nbgrader_config.py").exists():
+        preflight(load_config(root, options), scheduler)
     if how.note:
         print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
               f"({how.note})", file=sys.stderr)
@@ -363,6 +357,19 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
         write(root, assignment, options)  # options: a db_url given on the command line
         write_html(root, assignment, lang, options)
     return sorted(outcomes, key=lambda o: o.student)
+
+
+def preflight(config, scheduler=None):
+    """Once, before anything is graded: kernels here, or on every worker of the cluster,
+    run the course this grader judges with (grader/preflight.py); SystemExit if not. The
+    grading processes forked afterwards inherit the check."""
+    if scheduler:
+        from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
+        refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
+                                              if name in config})
+    else:
+        from grader.preflight import refuse_on_mismatch
+        refuse_on_mismatch(config)
 
 
 def _interrupt(root, assignment, running, outcomes):
