@@ -110,7 +110,7 @@ def refuse_on_mismatch(config, log=None):
         return
     try:
         found = check(config)
-    except Exception as error:  # a kernel that cannot start or report: nothing would grade
+    except Exception as error:  # noqa: BLE001 (a kernel that cannot start or report: nothing would grade)
         found = [f"a kernel in the sandbox did not start or report ({type(error).__name__}: {error})"]
     if found:
         raise SystemExit("refusing to grade: a kernel would not run the course this grader "
