@@ -10,7 +10,8 @@ refused where submissions come in.
 
 Used by nbgrader's autograde (a pre-convert hook, before nbgrader copies the
 submission into autograded/), the course's notebook reader, `nbgrader collect`
-(`SafeCollect`) and the Dask task's archive (grader/cluster.py).
+(`SafeCollect`), `nbgrader zip_collect` (`SafeExtractor`, `SafeCollector`) and the
+Dask task's archive (grader/cluster.py).
 """
 import os
 import re
@@ -19,12 +20,14 @@ import stat
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
+from nbgrader.utils import unzip
 
 from course.i18n import say
 
 MAX_SUBMISSION_BYTES = 100 * 1024 ** 2  # one submission's files, its notebooks included
 # characters that make an id markup (formgrader renders ids into its pages) or break a line
-UNSAFE_ID = re.compile(r"[<>&\"'`\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+UNSAFE_ID = re.compile(r"[<>&\"'`/\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def unsafe_id(student):
@@ -32,7 +35,7 @@ def unsafe_id(student):
     if not student or student in (".", "..") or student != student.strip():
         return "an empty id, or one with spaces around it"
     if UNSAFE_ID.search(student):
-        return "an id with markup or control characters (< > & \" ' ` \\ or a line break)"
+        return "an id with markup, a slash or control characters (< > & \" ' ` / \\ or a line break)"
     return None
 
 
@@ -191,3 +194,72 @@ def vet_before_copy(notebooks=(), **_):
     if why:
         raise SystemExit(f"refusing to grade the submission in {str(folder)!r} (student id "
                          f"{student!r}): {why}. Make it a plain folder with a plain id and grade again.")
+
+
+# ---- nbgrader zip_collect (an LMS export) ----
+
+def archive_refusal(path, limit=MAX_SUBMISSION_BYTES):
+    """Why the archive at `path` is not extracted (a member that is a link, a device or
+    leads out of the folder; a member over `limit` bytes as declared), or None."""
+    import tarfile
+    import zipfile
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            members = [(m.filename, stat.S_IFMT(m.external_attr >> 16) in (0, stat.S_IFREG, stat.S_IFDIR),
+                        m.file_size) for m in archive.infolist()]
+    else:
+        with tarfile.open(path) as archive:
+            members = [(m.name, m.isfile() or m.isdir(), m.size) for m in archive.getmembers()]
+    for name, ordinary, size in members:
+        if not ordinary:
+            return f"{name!r} is not an ordinary file"
+        if name.startswith("/") or ".." in Path(name).parts:
+            return f"{name!r} leads out of the folder"
+        if size > limit:
+            return f"{name!r} is {size} bytes, over the cap of {limit}"
+    return None
+
+
+class SafeExtractor(ExtractorPlugin):
+    """nbgrader's extractor, taking from the downloaded folder only regular files and
+    archives whose every member is an ordinary file within the size cap (nbgrader's own
+    follows links and extracts whatever an archive holds). Archives inside archives stay
+    archives."""
+
+    def extract(self, archive_path, extracted_path):
+        for root, _, files in os.walk(archive_path):
+            target = Path(extracted_path, os.path.relpath(root, archive_path))
+            target.mkdir(parents=True, exist_ok=True)
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    self.log.warning("refused %r: %s", path, reason(kind(os.lstat(path).st_mode)))
+                    continue
+                if not name.endswith(tuple(self.zip_ext)):
+                    try:
+                        with open_regular(path) as stream, open(target / name, "wb") as out:
+                            shutil.copyfileobj(stream, out)
+                    except Refused as refused:
+                        self.log.warning("refused %r: %s", path, refused)
+                    continue
+                try:
+                    why = archive_refusal(path)
+                except Exception as error:  # noqa: BLE001 (a damaged archive is refused, not fatal)
+                    why = f"not a readable archive ({error})"
+                if why:
+                    self.log.warning("refused the archive %r: %s", path, why)
+                else:
+                    unzip(path, str(target), zip_ext=self.zip_ext, create_own_folder=True)
+
+
+class SafeCollector(FileNameCollectorPlugin):
+    """nbgrader's file-name collector, skipping (with a warning) files whose student id
+    `unsafe_id` refuses."""
+
+    def collect(self, submission_file):
+        info = super().collect(submission_file)
+        if info and unsafe_id(info.get("student_id", "")):
+            self.log.warning("refused %r: student id %r is %s", submission_file, info["student_id"],
+                             unsafe_id(info["student_id"]))
+            return None
+        return info

@@ -38,6 +38,8 @@ def configure(c):
     c.Autograde.pre_convert_hook = before_each_submission
     # `nbgrader collect` takes in only regular files, for safe student ids (grader/intake.py)
     c.ExchangeFactory.collect = "grader.intake.SafeCollect"
+    c.ZipCollectApp.extractor_plugin = "grader.intake.SafeExtractor"  # and for `zip_collect`
+    c.ZipCollectApp.collector_plugin = "grader.intake.SafeCollector"
     # limits, each also settable in nbgrader_config.py after configure(c)
     c.Execute.timeout = 30  # seconds a cell may run
     c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell

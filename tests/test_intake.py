@@ -109,3 +109,43 @@ def test_unsafe_ids_are_refused_before_anything_is_written(course, grader):
         assert not (course.root / "autograded").exists() or not any((course.root / "autograded").iterdir())
     finally:
         shutil.rmtree(course.root / "submitted", ignore_errors=True)
+
+
+def test_nbgrader_zip_collect_takes_in_only_ordinary_files_of_safe_ids(course):
+    """An LMS export: a notebook, a link to the answer key, archives (one fine, one with a
+    link in it, one declaring a member over the cap) and an unsafe id, through stock
+    `nbgrader zip_collect`."""
+    import zipfile
+    download = course.root / "downloaded" / ASSIGNMENT / "archive"
+    download.mkdir(parents=True)
+    notebook = (course.root / "release" / ASSIGNMENT / "theory03.ipynb").read_text()
+    (download / "alice_theory03.ipynb").write_text(notebook)
+    (download / "bob_theory03.ipynb").symlink_to(course.root / "source" / ASSIGNMENT / "theory03.ipynb")
+    (download / f"{UNSAFE[0]}_theory03.ipynb").write_text(notebook)
+    with zipfile.ZipFile(download / "carol.zip", "w") as archive:
+        archive.writestr("carol_theory03.ipynb", notebook)
+    with tarfile.open(download / "dave.tar.gz", "w:gz") as archive:
+        data = notebook.encode()
+        member = tarfile.TarInfo("dave_theory03.ipynb")
+        member.size = len(data)
+        archive.addfile(member, io.BytesIO(data))
+        link = tarfile.TarInfo("dave_key.ipynb")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/shadow"
+        archive.addfile(link)
+    with zipfile.ZipFile(download / "eve.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("eve_theory03.ipynb", b"\0" * (101 * 1024 ** 2))
+    course.grader.own(course.root / "downloaded")
+    try:
+        result = course.nbgrader("zip_collect", ASSIGNMENT,
+                                 r"--FileNameCollectorPlugin.named_regexp=.*/(?P<student_id>[^/_]+)_(?P<file_id>[^/]+)",
+                                 check=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+        taken = course.root / "submitted"
+        assert sorted(p.name for p in taken.iterdir()) == ["alice", "carol"], result.stderr[-3000:]
+        assert not any(p.is_symlink() for p in taken.rglob("*"))
+        for words in ("refused '" + str(download / "bob_theory03.ipynb"), "dave.tar.gz", "eve.zip",
+                      "student id '<img"):
+            assert words in result.stderr, (words, result.stderr[-3000:])
+    finally:
+        shutil.rmtree(course.root / "downloaded", ignore_errors=True)
+        shutil.rmtree(course.root / "submitted", ignore_errors=True)
