@@ -299,7 +299,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
         how = plan(root, min(wanted, max(1, len(cohort))), options)
     # a folder without the course's nbgrader_config.py does not grade with its sandbox
     if cohort and (root / "nbgrader_config.py").exists():
-        preflight(load_config(root, options), scheduler)
+        preflight(root, options, scheduler)
     if how.note:
         print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
               f"({how.note})", file=sys.stderr)
@@ -359,17 +359,18 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     return sorted(outcomes, key=lambda o: o.student)
 
 
-def preflight(config, scheduler=None):
+def preflight(root, options, scheduler=None):
     """Once, before anything is graded: kernels here, or on every worker of the cluster,
-    run the course this grader judges with (grader/preflight.py); SystemExit if not. The
-    grading processes forked afterwards inherit the check."""
+    run the course this grader judges with (grader/preflight.py); SystemExit if not.
+    Asked from processes of their own: the grading processes are forked from this one."""
     if scheduler:
+        config = load_config(root, options)
         from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
         refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
                                               if name in config})
     else:
-        from grader.preflight import refuse_on_mismatch
-        refuse_on_mismatch(config)
+        from grader.preflight import refuse_on_mismatch_apart
+        refuse_on_mismatch_apart(root, options)
 
 
 def _interrupt(root, assignment, running, outcomes):

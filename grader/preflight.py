@@ -100,23 +100,50 @@ def check(config, expected=None):
     return differences(expected, kernel_facts(config), "a kernel in the sandbox")
 
 
-_checked = []
+PASSED = "COURSE_PREFLIGHT_PASSED"  # set for grading processes started after a check
 
 
 def refuse_on_mismatch(config, log=None):
-    """Check once per process (grading processes forked after a check inherit it);
-    SystemExit naming every difference."""
-    if _checked:
+    """Check once per process, and not at all in a grading process started after a check
+    of the same grader (`PASSED` in its environment); SystemExit naming every difference."""
+    if os.environ.get(PASSED) == stamp():
         return
     try:
         found = check(config)
     except Exception as error:  # noqa: BLE001 (a kernel that cannot start or report: nothing would grade)
         found = [f"a kernel in the sandbox did not start or report ({type(error).__name__}: {error})"]
     if found:
-        raise SystemExit("refusing to grade: a kernel would not run the course this grader "
-                         "judges with.\n  " + "\n  ".join(found) +
-                         "\nInstall this course (pip install -r requirements.txt) in the "
-                         "environment that grades it.")
-    _checked.append(True)
+        raise SystemExit(REFUSAL + "\n  ".join(found) + ADVICE)
+    os.environ[PASSED] = stamp()
     if log is not None:
         log.info("Preflight: a sandboxed kernel runs the course the grader judges with")
+
+
+REFUSAL = "refusing to grade: a kernel would not run the course this grader judges with.\n  "
+ADVICE = ("\nInstall this course (pip install -r requirements.txt) in the environment that "
+          "grades it.")
+
+
+def stamp():
+    """What the check vouched for: this grader's facts."""
+    return json.dumps(grader_facts(), sort_keys=True)
+
+
+def refuse_on_mismatch_apart(root, options):
+    """refuse_on_mismatch, in a process of its own (a kernel's client leaves threads and
+    sockets that processes forked afterwards must not inherit); on success, processes
+    started from this one afterwards skip the check."""
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "grader.preflight", str(root), *options], cwd=root,
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(result.stderr.strip() or result.stdout.strip() or "preflight failed")
+    os.environ[PASSED] = stamp()
+
+
+if __name__ == "__main__":
+    import sys
+
+    from grader.cohort import load_config
+    refuse_on_mismatch(load_config(sys.argv[1], sys.argv[2:]))
