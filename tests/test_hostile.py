@@ -425,3 +425,34 @@ def test_the_kernels_private_folder_and_dev_shm_are_capped(graded):
     text = outputs(graded[0], "private_fill")
     assert "private accepted" not in text and "shm accepted" not in text, text[-800:]
     assert "private refused after 0 MiB" in text or "went over its memory limit" in text, text[-800:]
+
+
+# the cases of the trust boundary's third pass, graded again by root (stock nbgrader
+# autograde, each kernel as nobody): what root's rights could reach, they must not
+AS_ROOT = ("files_beside", "linked_notebook", "private_fill", "deep_message", "bad_signature")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="grading as root needs root")
+def test_root_grading_reaches_nothing_either(grader):
+    from conftest import Grader
+    as_root = Grader.__new__(Grader)
+    as_root.user, as_root.cgroup_parent, as_root.delegated = None, "", []
+    as_root.home = grader.home
+    listener = Listener()
+    course = corpus_course(as_root, listener, AS_ROOT)
+    try:
+        done = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        rows = {row["student"]: row for row in cohort(course.root, ASSIGNMENT)[1]}
+        for name in AS_ROOT:
+            assert rows[name]["score"] == CASES[name][1], (name, rows[name])
+            assert "as nobody" in rows[name]["defences"]
+        text = printed(course, ASSIGNMENT, "files_beside")
+        assert "BESIDE shadow: nothing" in text and "FOUND" not in text, text[-1500:]
+        assert "private refused after 0 MiB" in printed(course, ASSIGNMENT, "private_fill")
+        assert "symbolic link" in printed(course, ASSIGNMENT, "linked_notebook")
+        assert sorted(p.name for p in (course.root / "autograded" / "files_beside" / ASSIGNMENT).iterdir()) \
+            == ["notes.txt", "theory03.ipynb"]
+    finally:
+        listener.running = False
+        shutil.rmtree(course.root, ignore_errors=True)
