@@ -262,6 +262,45 @@ MESSAGES = {
         "en": "Every cell's score and reason: {csv}",
         "es": "La nota y el motivo de cada celda: {csv}",
     },
+    # --- the course website (authoring/site.py) ---
+    "site_title": {"en": "Autograd by Hand", "es": "Autograd a mano"},
+    "site_intro": {
+        "en": ("An open course on reverse-mode automatic differentiation. You derive gradients by hand, "
+               "check them against finite differences and PyTorch, and build them into a small scalar "
+               "engine, `minigrad`. Each unit is a Jupyter notebook with exercises that are graded "
+               "automatically; these pages show each one as you receive it, without the answers."),
+        "es": ("Un curso abierto sobre diferenciación automática en modo inverso. Obtienes gradientes "
+               "a mano, los compruebas con diferencias finitas y con PyTorch, y los incorporas a un "
+               "pequeño motor escalar, `minigrad`. Cada unidad es un cuaderno de Jupyter con ejercicios "
+               "que se corrigen automáticamente; estas páginas muestran cada uno tal como lo recibes, "
+               "sin las soluciones."),
+    },
+    "site_units": {"en": "Units", "es": "Unidades"},
+    "site_units_note": {
+        "en": ("The figures are those of the parts that do not depend on your answers; the rest "
+               "appears when you run the notebook."),
+        "es": ("Las figuras son las de las partes que no dependen de tus respuestas; el resto "
+               "aparece cuando ejecutas el cuaderno."),
+    },
+    "site_guides": {"en": "Guides", "es": "Guías"},
+    "site_guides_note": {
+        "en": "For students, instructors and authors: see the [guides](docs/index.md).",
+        "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",
+    },
+    "site_start_title": {"en": "Start this assignment", "es": "Empieza esta tarea"},
+    "site_start_body": {
+        "en": ("This page is the notebook as you receive it: read it here, work on it in Jupyter. "
+               "If your class has a JupyterHub, open the assignment there. On your own computer, "
+               "after installing the course (see the README), run\n\n"
+               "```bash\npython -m course start {assignment}\n```\n\n"
+               "It copies the notebook to `my-work/{assignment}/` and opens it in JupyterLab."),
+        "es": ("Esta página es el cuaderno tal como lo recibes: léelo aquí y trabaja en él en Jupyter. "
+               "Si tu clase tiene un JupyterHub, abre allí la tarea. En tu propio ordenador, después "
+               "de instalar el curso (consulta el README), ejecuta\n\n"
+               "```bash\npython -m course start {assignment}\n```\n\n"
+               "Copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
+    },
+
 }
 
 
