@@ -239,7 +239,13 @@ def refuse_on_worker_mismatch(scheduler, settings):
 if __name__ == "__main__":
     if sys.argv[1] == "--preflight":
         import json
-        lines = preflight_workers(sys.argv[2], json.loads(sys.argv[3]))
+
+        from traitlets.config.loader import DeferredConfigString
+        # strings, as a command line gives them: each trait parses its own (as on a worker's task)
+        settings = {section: {name: DeferredConfigString(value) if isinstance(value, str) else value
+                              for name, value in values.items()}
+                    for section, values in json.loads(sys.argv[3]).items()}
+        lines = preflight_workers(sys.argv[2], settings)
         print("\n".join(lines))
         raise SystemExit(1 if lines else 0)
     print(cluster_threads(sys.argv[1]))
