@@ -384,6 +384,28 @@ MESSAGES = {
         "en": "most common failure reasons (how many; one example)",
         "es": "motivos de fallo más frecuentes (cuántos; un ejemplo)",
     },
+    # ---- what of a submission was not taken in (grader/intake.py) ----
+    "unreadable_message": {
+        "en": "your code made the kernel send a message the grader cannot read ({error}); this "
+              "cell was stopped and the rest of the notebook was run in a new kernel",
+        "es": "tu código hizo que el kernel enviara un mensaje que el corrector no puede leer "
+              "({error}); esta celda se detuvo y el resto del cuaderno se ejecutó en un kernel nuevo",
+    },
+    "refused_files": {
+        "en": "**Files of this submission the grader did not open (only ordinary files of your own "
+              "folder are graded):**\n{files}",
+        "es": "**Archivos de esta entrega que el corrector no abrió (solo se corrigen archivos "
+              "normales de tu propia carpeta):**\n{files}",
+    },
+    "refused_link": {"en": "a symbolic link (not followed)", "es": "un enlace simbólico (no se sigue)"},
+    "refused_fifo": {"en": "a FIFO (named pipe)", "es": "una FIFO (tubería con nombre)"},
+    "refused_socket": {"en": "a socket", "es": "un socket"},
+    "refused_device": {"en": "a device", "es": "un dispositivo"},
+    "refused_other": {"en": "not an ordinary file", "es": "no es un archivo normal"},
+    "refused_too_big": {
+        "en": "over the size cap of a submission ({mib} MiB in all)",
+        "es": "supera el tamaño máximo de una entrega ({mib} MiB en total)",
+    },
     "cohort_per_student": {"en": "Per student", "es": "Por estudiante"},
     "cohort_student": {"en": "student", "es": "estudiante"},
     "cohort_note": {"en": "note", "es": "observación"},

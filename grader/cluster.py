@@ -113,12 +113,18 @@ def worker_uid(settings):
 
 
 def pack(folder):
-    """The files of one submission's folder, as a tar archive in memory
-    (symbolic links are stored as links, never followed)."""
+    """The files of one submission's folder, as a tar archive in memory: only the regular
+    files grader/intake.py accepts (no link, FIFO or device; sizes within its cap,
+    counted before a byte is read), each read without following a link."""
+    from grader.intake import open_regular, vet
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for path in sorted(Path(folder).iterdir()):
-            tar.add(path, arcname=path.name)
+        for relative in vet(folder)[0]:
+            path = Path(folder, relative)
+            with open_regular(path) as stream:
+                info = tar.gettarinfo(arcname=relative, fileobj=stream)
+                tar.addfile(info, stream)
     return buffer.getvalue()
 
 
@@ -192,5 +198,54 @@ def threads_of(scheduler):
     return int(result.stdout)
 
 
+def worker_preflight(settings, expected):
+    """On a worker: what differs between what a kernel in its sandbox sees and what
+    the instructor's grader (`expected`) has (grader/preflight.py)."""
+    from traitlets.config import Config
+
+    from grader.preflight import check
+
+    try:
+        return check(Config(settings), expected)
+    except Exception as error:  # noqa: BLE001 (a worker that cannot start a kernel grades nothing)
+        return [f"a kernel in the sandbox did not start or report ({type(error).__name__}: {error})"]
+
+
+def preflight_workers(scheduler, settings):
+    """[] when every worker's sandboxed kernel runs the course this grader judges with;
+    else one line per difference, naming the worker."""
+    from distributed import Client
+
+    from grader.preflight import grader_facts
+
+    expected = grader_facts()
+    with Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
+        found = client.run(worker_preflight, settings, expected)
+    return [f"worker {worker}: {line}" for worker, lines in sorted(found.items()) for line in lines]
+
+
+def refuse_on_worker_mismatch(scheduler, settings):
+    """preflight_workers, asked from a process of its own (see threads_of); SystemExit
+    naming every difference."""
+    import json
+    result = subprocess.run([sys.executable, "-m", "grader.cluster", "--preflight", scheduler,
+                             json.dumps(settings)], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit("refusing to grade: a Dask worker's kernel would not run the course this "
+                         "grader judges with.\n  " + "\n  ".join(
+                             result.stdout.strip().splitlines() or result.stderr.strip().splitlines()[-1:]))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--preflight":
+        import json
+
+        from traitlets.config.loader import DeferredConfigString
+        # strings, as a command line gives them: each trait parses its own (as on a worker's task)
+        settings = {section: {name: DeferredConfigString(value) if isinstance(value, str) else value
+                              for name, value in values.items()}
+                    for section, values in json.loads(sys.argv[3]).items()}
+        lines = preflight_workers(sys.argv[2], settings)
+        print("\n".join(lines))
+        raise SystemExit(1 if lines else 0)
     print(cluster_threads(sys.argv[1]))

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from grader.config import load_config
 from grader.inert import for_terminal
+from grader.intake import unsafe_id
 from grader.logs import LOGS, log_name
 
 DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
@@ -291,6 +292,11 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     options = list(options) + (["--force"] if force else [])
     held = lock(root, assignment)
     cohort = students(root, assignment)
+    # ids a page or a terminal would take for markup or a new line are not graded (grader/intake.py)
+    refused = [Outcome(student, False, f"student id {student!r} refused: {unsafe_id(student)}; "
+                                       "rename its folder under submitted/ to a plain id")
+               for student in cohort if unsafe_id(student)]
+    cohort = [student for student in cohort if not unsafe_id(student)]
     if scheduler:
         from grader.cluster import threads_of
         wanted = workers or threads_of(scheduler)
@@ -300,6 +306,9 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     else:
         wanted = workers or os.cpu_count() or 1
         how = plan(root, min(wanted, max(1, len(cohort))), options)
+    # a folder without the course's nbgrader_config.py does not grade with its sandbox
+    if cohort and (root / "nbgrader_config.py").exists():
+        preflight(root, options, scheduler)
     if how.note:
         print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
               f"({how.note})", file=sys.stderr)
@@ -310,7 +319,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     bar = _bar(len(cohort), progress)
     queue = [(student, 1) for student in cohort]
     running = {}  # slot -> (process, student, attempt, started, log path)
-    outcomes = []
+    outcomes = list(refused)
     database = DatabaseWatch(DB_PATIENCE if db_patience is None else db_patience)
     try:
         while queue or running:
@@ -453,6 +462,20 @@ def interrupted_message(root, assignment, cohort, outcomes, force):
         text += ("; the same command again, with --force, grades all "
                  f"{len(cohort)} again")
     return text
+
+
+def preflight(root, options, scheduler=None):
+    """Once, before anything is graded: kernels here, or on every worker of the cluster,
+    run the course this grader judges with (grader/preflight.py); SystemExit if not.
+    Asked from processes of their own: the grading processes are forked from this one."""
+    if scheduler:
+        config = load_config(root, options)
+        from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
+        refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
+                                              if name in config})
+    else:
+        from grader.preflight import refuse_on_mismatch_apart
+        refuse_on_mismatch_apart(root, options)
 
 
 def _interrupt(root, assignment, running, outcomes):

@@ -33,12 +33,8 @@ from course.i18n import say
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
 from grader.cluster import execute_on_cluster, turn_without_cgroup, unpack, worker_uid
-from grader.sandbox import (
-    REMOTE_PREFIX,
-    SandboxedKernelManager,
-    SandboxMissing,
-    SandboxRefused,
-)
+from grader.intake import refusal_note, vet
+from grader.sandbox import REMOTE_PREFIX, SandboxedKernelManager, SandboxMissing, SandboxRefused
 from grader.verdicts import decide, error_output, is_graded_test
 
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",
@@ -140,6 +136,9 @@ class GradingExecute(Execute):
             defences = execute_on_cluster(self, nb, submission, seed, execute_submission)
         elif not unreadable:
             defences = self.execute(nb, resources, submission, seed) or defences
+        refused = refused_files(self, resources)
+        if refused:  # what nbgrader's copy skipped (grader/intake.py), and why
+            nb.cells.insert(0, new_markdown_cell(refusal_note(refused, lang)))
         missing = nb.metadata.get("course", {}).get("missing_cells", [])
         if missing:
             # say it where the student will look: at the top of the graded copy and feedback
@@ -192,12 +191,20 @@ class GradingExecute(Execute):
                     raise
                 time.sleep(min(2 ** failed_starts, 10))  # let the load that starved it pass
                 continue
-            except (DeadKernelError, CellTimeoutError) as error:
+            except (SandboxRefused, SandboxMissing):
+                raise
+            except Exception as error:  # whatever the kernel sends, grading goes on
+                if self._current_index is None:  # the kernel never started: not the student's doing
+                    raise
+                # the kernel is dead, stuck past an interrupt, or sent a message the
+                # grader cannot decode (100,000-deep JSON, a bad signature): a new one takes over
                 deaths += 1
-                # the kernel is dead, or stuck past an interrupt: a new one takes over
                 index = self._current_index
                 killers.add(index)
-                if isinstance(error, CellTimeoutError):
+                if not isinstance(error, (DeadKernelError, CellTimeoutError)):
+                    reason = error_output("UnreadableMessage", say(
+                        "unreadable_message", lang, error=type(error).__name__))
+                elif isinstance(error, CellTimeoutError):
                     reason = error_output("CellTimeout", say("timeout", lang, seconds=self.timeout))
                 elif self._out_of_memory:
                     reason = error_output("MemoryLimit", say("out_of_memory", lang))
@@ -222,9 +229,11 @@ class GradingExecute(Execute):
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         self._out_of_memory, self._manager = False, None
+        self._current_index = None  # not in a cell yet: a failure to start is the grader's
         try:
             with self.started_kernel() as info:
                 self._defences = self.km.defences()
+                self.km.seal_private()  # before any student code runs
                 nb.metadata["language_info"] = info["content"]["language_info"]
                 for index, cell in enumerate(nb.cells):
                     self._current_index = index
@@ -289,6 +298,16 @@ def execute_submission(notebook, files, seed, settings):
         step = GradingExecute(config=config)
         defences = step.execute(nb, {"metadata": {"path": folder}}, folder, seed)
     return nbformat.writes(nb), defences
+
+
+def refused_files(configurable, resources):
+    """What grader/intake.py refused of this submission's folder under submitted/."""
+    info = (resources or {}).get("nbgrader", {})
+    if "student" not in info or "assignment" not in info:
+        return []
+    coursedir = _coursedir(configurable)
+    folder = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
+    return vet(folder)[1] if os.path.isdir(folder) else []
 
 
 def notebook_language(nb):

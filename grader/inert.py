@@ -19,12 +19,33 @@ SANITIZED = {"text/html", "text/markdown"}
 # no tag that fetches a URL: an <img> pointing at formgrader would act with the instructor's session
 TAGS = set(nh3.ALLOWED_TAGS) - {"img", "a", "area", "map"}
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+LINE_BREAKS = re.compile(r"\r\n|[\n\t\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
+REFERENCE = re.compile(r"^( {0,3})\[", re.MULTILINE)  # `[name]: url` defines a link
+URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")  # a scheme: a bare URL becomes a link
+LATEX_LINKS = re.compile(r"\\(href|url|require|class|cssId|style|unicode|data|html|mmlToken)(?![A-Za-z])")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def clean_html(text):
     return nh3.clean(text, tags=TAGS, clean_content_tags={"script", "style"})
+
+
+def clean_markdown(text):
+    """Student Markdown that renders with no link and no image: HTML sanitized, then
+    Markdown's own ways to make one broken (inline `[..](..)`, reference definitions,
+    bare URLs, which nbconvert's renderer turns into links) and LaTeX's (`\\href`
+    and MathJax commands that link or load) made plain text."""
+    text = clean_html(text)
+    text = text.replace("](", "]\\(")
+    text = REFERENCE.sub(lambda m: m.group(1) + "\\[", text)
+    text = URL.sub(lambda m: m.group(1) + ":/&#47;", text)
+    return clean_latex(text)
+
+
+def clean_latex(text):
+    """LaTeX whose MathJax rendering links and loads nothing (`\\href` shows as text)."""
+    return LATEX_LINKS.sub(r"\\text", text)
 
 
 def inert_output(output):
@@ -34,10 +55,14 @@ def inert_output(output):
     data = {}
     for mime, value in output.get("data", {}).items():
         text = "".join(value) if isinstance(value, list) else value
-        if mime in KEPT:
+        if mime == "text/latex" and isinstance(text, str):
+            data[mime] = clean_latex(text)
+        elif mime in KEPT:
             data[mime] = value
+        elif mime == "text/markdown" and isinstance(text, str):
+            data[mime] = clean_markdown(text)
         elif mime in SANITIZED and isinstance(text, str):
-            data[mime] = clean_html(text)
+            data[mime] = clean_latex(clean_html(text))
     if not data:
         kinds = ", ".join(sorted(output.get("data", {}))) or "nothing"
         data["text/plain"] = f"[removed by the grader: {kinds}]"
@@ -54,7 +79,7 @@ class MakeInert(NbGraderPreprocessor):
             cell.outputs = [inert_output(o) for o in cell.outputs]
         elif not cell.metadata.get("nbgrader", {}).get("locked"):
             # the student's own text: nbgrader restores only locked cells
-            cell.source = clean_html(cell.source)
+            cell.source = clean_markdown(cell.source)
             cell.pop("attachments", None)
             if cell.cell_type == "raw":
                 cell.metadata.pop("format", None)
@@ -63,15 +88,16 @@ class MakeInert(NbGraderPreprocessor):
 
 
 def for_terminal(text):
-    """Text safe to print: escape sequences and control characters removed."""
-    return CONTROL.sub("", ESCAPE.sub("", str(text)))
+    """Text safe to print on one line: escape sequences and control characters removed,
+    line breaks and tabs made spaces (a student's text must not forge a row)."""
+    return CONTROL.sub("", ESCAPE.sub("", LINE_BREAKS.sub(" ", str(text))))
 
 
 def for_spreadsheet(value):
     """A CSV field no spreadsheet runs as a formula, with no control characters."""
     if not isinstance(value, str):
         return value
-    text = for_terminal(value.replace("\n", " "))
+    text = for_terminal(value)
     return "'" + text if text.startswith(FORMULA_START) or value.startswith(FORMULA_START) else text
 
 

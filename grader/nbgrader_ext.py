@@ -1,12 +1,15 @@
 """Small nbgrader preprocessors the course plugs in through nbgrader_config.py."""
+import io
 import os
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
+from nbconvert.exporters.exporter import ResourcesDict
 from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
 from grader.execute import notebook_language
+from grader.intake import Refused, open_regular
 
 
 class LocalizedClearSolutions(ClearSolutions):
@@ -65,14 +68,35 @@ class TolerantNotebookExporter(NotebookExporter):
     notebook's folder in `resources["metadata"]["path"]`, which is where the
     kernel works (without it, the kernel would start in the course root)."""
 
+    def from_filename(self, filename, resources=None, **kw):
+        """nbconvert's, reading only a regular file of the submission (a notebook that is
+        a link, a FIFO or over the size cap is graded as the release, with the reason)."""
+        resources = resources if resources is not None else ResourcesDict()
+        if not resources.get("metadata"):
+            resources["metadata"] = ResourcesDict()
+        path, basename = os.path.split(filename)
+        resources["metadata"].update(name=os.path.splitext(basename)[0], path=path)
+        try:
+            stream = io.TextIOWrapper(open_regular(filename), encoding="utf-8")
+        except Refused as refused:
+            lang = notebook_language(release_notebook(self.parent, resources))
+            return self.unreadable(refused.say(lang), resources, **kw)
+        except OSError as error:
+            return self.unreadable(f"{type(error).__name__}: {error.strerror}", resources, **kw)
+        with stream:
+            return self.from_file(stream, resources=resources, **kw)
+
+    def unreadable(self, reason, resources, **kw):
+        nb = release_notebook(self.parent, resources)
+        nb.metadata.setdefault("course", {})["unreadable"] = reason[:300]
+        return self.from_notebook_node(nb, resources=resources, **kw)
+
     def from_file(self, file_stream, resources=None, **kw):
         try:
             nb = nbformat.read(file_stream, as_version=4)
             nbformat.validate(nb)
         except Exception as error:  # not JSON, not UTF-8, not a notebook, wrong version
-            nb = release_notebook(self.parent, resources)
-            reason = f"{type(error).__name__}: {error}"[:300]
-            nb.metadata.setdefault("course", {})["unreadable"] = reason
+            return self.unreadable(f"{type(error).__name__}: {error}", resources, **kw)
         return self.from_notebook_node(nb, resources=resources, **kw)
 
 

@@ -9,8 +9,8 @@ from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
 from grader.feedback import configure_feedback
 from grader.inert import MakeInert, TerminalSafe
+from grader.intake import vet_before_copy
 from grader.late import PercentPerDay
-from grader.lms_collect import LmsCollector
 from grader.sandbox import announce_defences
 from grader.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
@@ -38,9 +38,13 @@ def configure(c):
         SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     configure_feedback(c)  # its headings and links in the student's language
-    c.Autograde.pre_convert_hook = announce_defences
-    # `nbgrader zip_collect ASSIGNMENT`: Moodle's and Canvas's export names, read back
-    c.ZipCollectApp.collector_plugin = LmsCollector
+    c.Autograde.pre_convert_hook = before_each_submission
+    # `nbgrader collect` takes in only regular files, for safe student ids (grader/intake.py)
+    c.ExchangeFactory.collect = "grader.intake.SafeCollect"
+    # `nbgrader zip_collect ASSIGNMENT`: the same for an LMS export, whose file names
+    # (Moodle's and Canvas's, grader/lms_collect.py) are read back
+    c.ZipCollectApp.extractor_plugin = "grader.intake.SafeExtractor"
+    c.ZipCollectApp.collector_plugin = "grader.intake.SafeCollector"
     # late penalties (grader/late.py): 10% of the score per started day past the due date
     # set in the gradebook (`nbgrader db assignment add A --duedate=...`); 0 disables them
     c.AssignLatePenalties.plugin_class = PercentPerDay
@@ -56,6 +60,13 @@ def configure(c):
     c.SandboxedKernelManager.process_limit = 512  # processes and threads
     c.SandboxedKernelManager.cpu_seconds = 600  # CPU time of one kernel
     c.SandboxedKernelManager.sandbox = True  # False: unsandboxed, and reports say so
+
+
+def before_each_submission(**hook):
+    """nbgrader's pre-convert hook: the defences (once), then the submission vetted
+    before nbgrader copies it (grader/intake.py)."""
+    announce_defences(**hook)
+    vet_before_copy(**hook)
 
 
 def _clean_terminal():

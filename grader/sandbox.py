@@ -33,6 +33,7 @@ from grader.cgroups import PREFIX, KernelGroup, maker_is_gone
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
 KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
 GRADER_PACKAGES = ("grader", "authoring")  # never visible to student code
+PROJECT = "autograd_by_hand"  # the installed distribution's name, as its dist-info folder spells it
 WORKDIR = "/submission"
 SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
 ENVIRONMENT = ("PYDEVD_DISABLE_FILE_VALIDATION",)  # passed through if set
@@ -57,6 +58,42 @@ def sandbox_available(bwrap="bwrap"):
 def package_folder(name):
     spec = importlib.util.find_spec(name)
     return Path(spec.origin).resolve().parent if spec and spec.origin else None
+
+
+def site_folders():
+    """The folders this interpreter imports installed packages from (site-packages and
+    dist-packages, the virtual environment's and those it adds): the kernel, started
+    with this interpreter, needs the same ones."""
+    folders = {Path(entry).resolve() for entry in sys.path
+               if entry and Path(entry).name in ("site-packages", "dist-packages")}
+    return sorted(str(folder) for folder in folders if folder.is_dir())
+
+
+def grader_copies(folders):
+    """Every installed trace of the grader under `folders`: its packages (a
+    non-editable install, a wheel, a Dask worker's install), wherever the import
+    system or a path on the disk would find them, and the project's install
+    records (dist-info, egg-info: their RECORD lists the grader's files)."""
+    found = set()
+    for name in GRADER_PACKAGES:
+        folder = package_folder(name)
+        if folder is not None:
+            found.add(folder)
+    for root in folders:
+        root = Path(root)
+        if not root.is_dir():
+            continue
+        entries = [root, *root.glob("lib/python3*/*-packages"), *root.glob("local/lib/python3*/*-packages"),
+                   *root.glob("python3*/*-packages"), *root.glob("python3/dist-packages"),
+                   *(Path(p) for p in sys.path if p and _under(Path(p).resolve(), [root]))]
+        for entry in entries:
+            for name in GRADER_PACKAGES:
+                if (entry / name).is_dir():
+                    found.add((entry / name).resolve())
+            for record in [*entry.glob(f"{PROJECT}-*.dist-info"), *entry.glob(f"{PROJECT}-*.egg-info"),
+                           *entry.glob(f"{PROJECT}.egg-info")]:
+                found.add(record.resolve())
+    return sorted(path for path in found if any(_under(path, [root]) for root in folders))
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -97,7 +134,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
         remove_leftovers_once(self.cgroup_parent if self.use_cgroup else None)
-        self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+        self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-",
+                                              dir=private_parent(self.sandbox)))
         self.connection_file = str(self._private / "kernel.json")
         self._group = None
         if self.sandbox:
@@ -112,6 +150,19 @@ class SandboxedKernelManager(AsyncKernelManager):
         # os.write) must not reach the instructor's terminal
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return command, kw
+
+    def seal_private(self):
+        """Once the kernel has made its sockets: run as root, its private folder and
+        connection file become root's, so the kernel (as `uid`) can write nothing more
+        there. Run as an ordinary user, the folder is in /dev/shm (see private_parent)."""
+        private = getattr(self, "_private", None)
+        if self.sandbox and os.geteuid() == 0 and private is not None:
+            for path in private.iterdir():
+                if path.is_file() and not path.is_symlink():
+                    os.chown(path, 0, 0)
+                    path.chmod(0o600)
+            os.chown(private, 0, 0)
+            private.chmod(0o711)
 
     def trial_cgroup(self):
         """(group, None) when a kernel of this configuration gets a cgroup of its own, else
@@ -215,7 +266,9 @@ def remove_leftovers(cgroup_parent, tmp=None):
     cgroups whose maker has ended; returns how many things were removed."""
     removed = 0
     tmp = Path(tmp or tempfile.gettempdir())
-    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*")]:
+    # an ordinary user's kernels keep their private folders in /dev/shm (private_parent)
+    shm = [] if tmp != Path(tempfile.gettempdir()) else [*Path("/dev/shm").glob(PREFIX + "*")]
+    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*"), *shm]:
         try:
             mine = folder.is_dir() and folder.lstat().st_uid == os.geteuid()
         except OSError:
@@ -226,6 +279,16 @@ def remove_leftovers(cgroup_parent, tmp=None):
     if cgroup_parent is not None:
         removed += KernelGroup.remove_leftovers(cgroup_parent)
     return removed
+
+
+def private_parent(sandbox):
+    """Where a kernel's private folder (connection file, sockets) is made. Run as root,
+    the default temporary folder: `seal_private` takes it back from the kernel. Run as
+    an ordinary user in a user namespace, the kernel could always write there: /dev/shm,
+    a tmpfs, where what it writes is memory charged to its own cgroup, not the disk."""
+    if sandbox and os.geteuid() != 0 and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        return "/dev/shm"
+    return None
 
 
 def describe_defences(sandbox, group, why_no_group, uid=65534):
@@ -253,6 +316,9 @@ def announce_defences(**_):
     manager = SandboxedKernelManager(config=app.config)
     if manager.sandbox and not sandbox_available(manager.bwrap):
         raise SystemExit(MISSING_TOOL)  # not an Exception: nbgrader lets it through
+    if manager.sandbox and not app.config.get("GradingExecute", {}).get("scheduler"):
+        from grader.preflight import refuse_on_mismatch
+        refuse_on_mismatch(app.config, app.log)  # once per process (grader/preflight.py)
     if not _announced:
         group, why = manager.trial_cgroup()
         app.log.warning("Grading defences: %s", describe_defences(manager.sandbox, group, why,
@@ -270,12 +336,15 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
         "--die-with-parent", "--new-session",
         "--unsetenv", "JPY_PARENT_PID",  # jupyter_client adds it; the kernel would see its parent as gone
         "--proc", "/proc", "--dev", "/dev",
+        # bwrap's /dev/shm would be an uncapped tmpfs: one of the kernel's own, capped as /tmp
+        "--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/dev/shm",
         "--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp"]  # before any bind under /tmp
     for path in SYSTEM:
         if os.path.exists(path):
             arguments += ["--ro-bind", path, path]
     packages = [package_folder(name) for name in KERNEL_PACKAGES]
-    readable = sorted({sys.base_prefix, sys.prefix, *(str(p) for p in packages if p)})
+    readable = sorted({sys.base_prefix, sys.prefix, *site_folders(),
+                       *(str(p) for p in packages if p)})
     # bwrap makes the folders above a mount point 0700 when run as root: the
     # kernel's unprivileged user needs them 0755 to reach what is mounted
     ancestors = sorted({str(parent) for path in readable + [str(private)]
@@ -286,11 +355,10 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
     for path in readable:
         arguments += ["--ro-bind", path, path]
     # a grader package installed beside the kernel's (a non-editable install puts
-    # it in site-packages): hide it under an empty, read-only folder
-    for name in GRADER_PACKAGES:
-        folder = package_folder(name)
-        if folder is not None and any(_under(folder, [path]) for path in readable):
-            arguments += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+    # it in site-packages), and the records listing its files: each hidden under
+    # an empty, read-only folder
+    for folder in grader_copies(readable + [p for p in SYSTEM if os.path.isdir(p)]):
+        arguments += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     arguments += ["--bind", str(private), str(private),
                   "--ro-bind", str(submission), SUBMISSION_COPY,
                   "--perms", "1777", "--size", str(workdir_size), "--tmpfs", WORKDIR,

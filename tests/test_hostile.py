@@ -26,6 +26,7 @@ import threading
 import pytest
 from conftest import Course, course_folder, graded_cells, verdict_text
 from corpus.cases import CASES
+from hostile import assert_every_submission_graded, printed, submitted_course
 
 from grader.report import cohort, shape_of
 from grader.sandbox import sandbox_available
@@ -81,22 +82,27 @@ LIMITS = (f"--Execute.timeout={CELL_SECONDS}", f"--GradingExecute.notebook_timeo
 
 
 def leftovers():
-    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
+    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*")) | \
+        set(glob.glob("/dev/shm/course-kernel-*"))
 
 
 def corpus_course(grader, listener, names):
     """A course copy with the corpus's cases `names` submitted, one student each."""
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
-    (course.root / "canary.txt").write_text("instructor's file")
-    paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
-                 gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
-                 source_dir=course.root / "source", port=listener.port, root=course.root,
-                 classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
-    for name in names:
-        make = CASES[name][0]
-        course.submit(name, ASSIGNMENT, make if isinstance(make, (str, bytes)) else make(course, paths))
-    return course
+    def submissions(course):
+        (course.root / "canary.txt").write_text("instructor's file")
+        paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
+                     gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
+                     source_dir=course.root / "source", port=listener.port, root=course.root,
+                     classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
+        return {name: case(CASES[name][0], course, paths) for name in names}
+    return submitted_course(grader, ASSIGNMENT, submissions)
+
+
+def case(make, course, paths):
+    """A corpus case's submission: its notebook (or file), and what it plants beside it."""
+    notebook = make if isinstance(make, (str, bytes)) else make(course, paths)
+    plant = getattr(make, "plant", None)
+    return (notebook, lambda folder: plant(folder, paths)) if plant else notebook
 
 
 def outcomes(rows):
@@ -124,18 +130,11 @@ def graded(grader):
 
 
 def outputs(course, name):
-    nb = course.autograded(ASSIGNMENT, name)
-    return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
-                     for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    return printed(course, ASSIGNMENT, name)
 
 
 def test_every_case_was_graded_two_at_a_time(graded):
-    course, result = graded[0], graded[1]
-    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
-    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
-    assert "2 at a time" in result.stderr, result.stderr[-3000:]
-    for name in CASES:
-        assert (course.root / "autograded" / name / ASSIGNMENT / "theory03.ipynb").exists(), name
+    assert_every_submission_graded(graded[0], graded[1], ASSIGNMENT, CASES)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -160,6 +159,8 @@ BROKEN_CELLS = {  # case: what the cell that broke says
     "output_flood": "output cut off",
     "network": "no network",
     "fork_bomb": "fork refused after",
+    "deep_message": "message the grader cannot read (RecursionError)",
+    "bad_signature": "message the grader cannot read (ValueError)",
 }
 
 
@@ -353,3 +354,105 @@ def test_nothing_is_left_behind(graded):
     parent = graded[0].grader.delegated
     for folder in parent:
         assert not list(folder.glob("course-kernel-*")), folder
+
+
+def test_nothing_beside_the_notebook_is_followed_or_copied(graded):
+    """Links (to the answer key, the gradebook, a classmate, /etc/shadow, /dev/zero), a
+    FIFO and a 3 GiB sparse file beside the notebook: each refused with its reason at the
+    top of the graded copy, none copied into autograded/ or seen by the kernel; the
+    student's ordinary file and work are graded."""
+    course = graded[0]
+    folder = course.root / "autograded" / "files_beside" / ASSIGNMENT
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "theory03.ipynb"]
+    top = course.autograded(ASSIGNMENT, "files_beside").cells[0].source
+    for name, why in [("source.ipynb", "symbolic link"), ("shadow", "symbolic link"), ("zeros", "symbolic link"),
+                      ("fifo", "FIFO"), ("sparse.bin", "size cap")]:
+        assert f"`{name}`: " in top and why in top.split(f"`{name}`: ")[1].splitlines()[0], top
+    text = outputs(course, "files_beside")
+    assert "BESIDE notes: my own notes" in text and "FOUND" not in text, text[-2000:]
+    for name in ("source.ipynb", "gradebook.db", "classmate.ipynb", "shadow", "zeros", "fifo", "sparse.bin"):
+        assert f"BESIDE {name}: nothing" in text, text[-2000:]
+
+
+def test_a_notebook_that_is_a_link_is_not_graded_as_the_students(graded):
+    assert "symbolic link" in outputs(graded[0], "linked_notebook")
+    assert "/tmp/" not in outputs(graded[0], "linked_notebook")  # no path of the instructor's
+
+
+HOSTS_OF_THE_TEMPLATE = ("https://cdnjs.cloudflare.com/", "https://cdn.jsdelivr.net/", "https://unpkg.com/")
+
+
+def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded):
+    """The feedback pages of the cases with live markup (HTML, Markdown, LaTeX links),
+    opened in Chromium: no request to anything but the page and nbconvert's own
+    template assets, no dialog on load or on clicking every link."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists("/usr/bin/chromium"):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    course = graded[0]
+    if not (course.root / "feedback" / "markdown_links").exists():
+        course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
+    requests, dialogs = [], []
+    links = "a[href]:not([href^='#'])"  # nbconvert's own anchors to headings are skipped
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        page = browser.new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                   else (requests.append(route.request.url), route.abort()))
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        for name in ("markdown_links", "scripts"):
+            page.goto((course.root / "feedback" / name / ASSIGNMENT / "theory03.html").as_uri())
+            page.wait_for_timeout(1000)
+            # click every link, each on the page as loaded (a click may navigate away)
+            for index in range(page.locator(links).count()):
+                page.goto((course.root / "feedback" / name / ASSIGNMENT / "theory03.html").as_uri())
+                try:
+                    page.locator(links).nth(index).click(force=True, no_wait_after=True, timeout=2000)
+                    page.wait_for_timeout(200)
+                except playwright.Error:
+                    pass  # gone, or not clickable: nothing to run
+        browser.close()
+    student_requests = [url for url in requests if not url.startswith(HOSTS_OF_THE_TEMPLATE)]
+    assert student_requests == [] and dialogs == [], (student_requests, dialogs)
+    assert graded[3].reached == []
+
+
+def test_the_kernels_private_folder_and_dev_shm_are_capped(graded):
+    """Regression: the private folder (connection file, sockets) was bound read-write from
+    the host's disk, 1 GiB written there. Run as root it is not the kernel's to write once
+    the kernel is up; run as an ordinary user it is memory charged to the kernel's cgroup."""
+    text = outputs(graded[0], "private_fill")
+    assert "private accepted" not in text and "shm accepted" not in text, text[-800:]
+    assert "private refused after 0 MiB" in text or "went over its memory limit" in text, text[-800:]
+
+
+# the cases of the trust boundary's third pass, graded again by root (stock nbgrader
+# autograde, each kernel as nobody): what root's rights could reach, they must not
+AS_ROOT = ("files_beside", "linked_notebook", "private_fill", "deep_message", "bad_signature")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="grading as root needs root")
+def test_root_grading_reaches_nothing_either(grader):
+    from conftest import Grader
+    as_root = Grader.__new__(Grader)
+    as_root.user, as_root.cgroup_parent, as_root.delegated = None, "", []
+    as_root.home = grader.home
+    listener = Listener()
+    course = corpus_course(as_root, listener, AS_ROOT)
+    try:
+        done = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        rows = {row["student"]: row for row in cohort(course.root, ASSIGNMENT)[1]}
+        for name in AS_ROOT:
+            assert rows[name]["score"] == CASES[name][1], (name, rows[name])
+            assert "as nobody" in rows[name]["defences"]
+        text = printed(course, ASSIGNMENT, "files_beside")
+        assert "BESIDE shadow: nothing" in text and "FOUND" not in text, text[-1500:]
+        assert "private refused after 0 MiB" in printed(course, ASSIGNMENT, "private_fill")
+        assert "symbolic link" in printed(course, ASSIGNMENT, "linked_notebook")
+        assert sorted(p.name for p in (course.root / "autograded" / "files_beside" / ASSIGNMENT).iterdir()) \
+            == ["notes.txt", "theory03.ipynb"]
+    finally:
+        listener.running = False
+        shutil.rmtree(course.root, ignore_errors=True)

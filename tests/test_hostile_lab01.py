@@ -6,11 +6,17 @@ blank, autograd instead of formulas, a forged report, monkeypatched course helpe
 a dying kernel, an output flood in the cell whose honest evidence is over the cap,
 theft of the answer key, beside honest work."""
 import pytest
-from nbformat.v4 import new_code_cell
-
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from grader.sandbox import sandbox_available
+from conftest import fill, graded_cells, verdict_text
+from hostile import (
+    assert_every_submission_graded,
+    graded_cohort,
+    printed,
+    verdicts,
+    with_cell,
+)
 from test_grading import AUTOGRAD_SHORTCUT
+
+from grader.sandbox import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab01-en"
@@ -62,18 +68,10 @@ except ImportError:
 '''
 
 
-def with_cell(nb, code):
-    nb.cells.insert(1, new_code_cell(code))
-    return nb
-
-
-@pytest.fixture(scope="module")
-def graded(grader):
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
+def submissions(course):
     solved = lambda: course.solved(ASSIGNMENT)  # noqa: E731
     release = lambda: course.release(ASSIGNMENT)  # noqa: E731
-    submissions = {
+    return {
         "honest": solved(),
         "blank": release(),
         "autograd": fill(solved(), {"lab01-formulas-answer": AUTOGRAD_SHORTCUT}),
@@ -84,10 +82,11 @@ def graded(grader):
         "flood": fill(solved(), {"lab01-formulas-answer": FLOODS}),
         "theft": with_cell(solved(), THEFT),
     }
-    for name, nb in submissions.items():
-        course.submit(name, ASSIGNMENT, nb)
-    result = course.grade(ASSIGNMENT, workers=2)
-    yield course, result
+
+
+@pytest.fixture(scope="module")
+def graded(grader):
+    yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
 # 9 points, plus 3 of extra credit for the bonus exercises
@@ -96,12 +95,7 @@ SCORES = {"honest": 12, "blank": 0, "autograd": 5, "forger": 0, "patches": 0, "d
 
 
 def test_every_submission_was_graded(graded):
-    course, result = graded
-    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
-    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
-    assert "2 at a time" in result.stderr, result.stderr[-3000:]
-    for name in SCORES:
-        assert (course.root / "autograded" / name / ASSIGNMENT).exists(), name
+    assert_every_submission_graded(*graded, ASSIGNMENT, SCORES)
 
 
 @pytest.mark.parametrize("name", SCORES)
@@ -111,17 +105,12 @@ def test_score(graded, name):
                                                            result.stderr[-2000:])
 
 
-def verdicts(course, name):
-    return {k: verdict_text(c) for k, c in graded_cells(course.autograded(ASSIGNMENT, name)).items()}
-
-
 def test_reasons(graded):
     course = graded[0]
-    assert "without autograd" in verdicts(course, "autograd")["lab01-formulas"]
-    assert "expected" in verdicts(course, "forger")["lab01-walk"]
-    assert "kernel died" in verdicts(course, "dying")["lab01-formulas"]
-    theft = "".join(o.get("text", "") for c in course.autograded(ASSIGNMENT, "theft").cells
-                    for o in c.get("outputs", []))
+    assert "without autograd" in verdicts(course, ASSIGNMENT, "autograd")["lab01-formulas"]
+    assert "expected" in verdicts(course, ASSIGNMENT, "forger")["lab01-walk"]
+    assert "kernel died" in verdicts(course, ASSIGNMENT, "dying")["lab01-formulas"]
+    theft = printed(course, ASSIGNMENT, "theft")
     assert "THEFT references: nothing in grader.checks.lab01" in theft and "FOUND" not in theft
 
 

@@ -8,8 +8,14 @@ reference gradcheck), each with the score it must get."""
 import re
 
 import pytest
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from nbformat.v4 import new_code_cell
+from conftest import fill
+from hostile import (
+    assert_every_submission_graded,
+    graded_cohort,
+    printed,
+    verdicts,
+    with_cell,
+)
 from test_grading import HARD_CODED
 
 from grader.sandbox import sandbox_available
@@ -68,11 +74,6 @@ for module in ("grader.gradcheck", "grader.checks.lab03", "grader.checks"):
 '''
 
 
-def with_cell(nb, code):
-    nb.cells.insert(1, new_code_cell(code))
-    return nb
-
-
 def solution(course):
     source = course.solved(ASSIGNMENT)
     return next(c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ANSWER)
@@ -90,11 +91,8 @@ def without_restore(text):
     return changed
 
 
-@pytest.fixture(scope="module")
-def graded(grader):
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
-    solved = lambda: course.solved(ASSIGNMENT)
+def submissions(course):
+    solved = lambda: course.solved(ASSIGNMENT)  # noqa: E731
     right = solution(course)
     hint = {  # the solution with one hint ignored, or one step done wrong
         "no_restore": without_restore(right),
@@ -107,7 +105,7 @@ def graded(grader):
         "returns_false": replaced(right, "raise AssertionError(", "return False and AssertionError("),
         "no_index": replaced(right, "at input index {index}", "somewhere"),
     }
-    submissions = {
+    return {
         "honest": solved(),
         "blank": course.release(ASSIGNMENT),
         "always_true": fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}),
@@ -121,10 +119,11 @@ def graded(grader):
         "patches": with_cell(fill(solved(), {ANSWER: hint["no_zero"]}), PATCHES),
         "theft": with_cell(solved(), THEFT),
     }
-    for name, nb in submissions.items():
-        course.submit(name, ASSIGNMENT, nb)
-    result = course.grade(ASSIGNMENT, workers=2)
-    yield course, result
+
+
+@pytest.fixture(scope="module")
+def graded(grader):
+    yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
 # 9 points (gradcheck 6, battery 2, annotations 1) plus 1 of extra credit (the complex step); the
@@ -137,12 +136,7 @@ SCORES = {"honest": 10, "blank": 0, "always_true": 1, "always_raises": 2, "no_re
 
 
 def test_every_submission_was_graded(graded):
-    course, result = graded
-    # the command exits 1, with a NOT GRADED line on stderr, for a submission it could not grade
-    assert result.returncode == 0 and "NOT GRADED" not in result.stderr, result.stderr[-3000:]
-    assert "2 at a time" in result.stderr, result.stderr[-3000:]
-    for name in SCORES:
-        assert (course.root / "autograded" / name / ASSIGNMENT).exists(), name
+    assert_every_submission_graded(*graded, ASSIGNMENT, SCORES)
 
 
 @pytest.mark.parametrize("name", SCORES)
@@ -150,10 +144,6 @@ def test_score(graded, name):
     course, result = graded
     assert course.score(ASSIGNMENT, name) == SCORES[name], (course.cell_scores(ASSIGNMENT, name),
                                                            result.stderr[-2000:])
-
-
-def verdicts(course, name):
-    return {k: verdict_text(c) for k, c in graded_cells(course.autograded(ASSIGNMENT, name)).items()}
 
 
 def test_reasons(graded):
@@ -167,8 +157,7 @@ def test_reasons(graded):
         "forger": "instead of raising",  # its gradcheck is `return True`; the forged evidence never counts
     }
     for name, reason in reasons.items():
-        assert reason in verdicts(course, name)["lab03-gradcheck"], (name, verdicts(course, name))
-    assert "kernel died" in verdicts(course, "dying")["lab03-gradcheck"]
-    theft = "".join(o.get("text", "") for c in course.autograded(ASSIGNMENT, "theft").cells
-                    for o in c.get("outputs", []))
+        assert reason in verdicts(course, ASSIGNMENT, name)["lab03-gradcheck"], (name, verdicts(course, ASSIGNMENT, name))
+    assert "kernel died" in verdicts(course, ASSIGNMENT, "dying")["lab03-gradcheck"]
+    theft = printed(course, ASSIGNMENT, "theft")
     assert "THEFT references: nothing in grader.gradcheck" in theft and "FOUND" not in theft

@@ -38,7 +38,27 @@ def test_student_cells_are_sanitized_but_locked_cells_are_not():
 
 def test_terminal_text_has_no_escape_sequences():
     text = for_terminal("\x1b[2J\x1b]0;title\x07\rforged\x9b1m line\x00")
-    assert text == "forged1m line"
+    assert text == " forged1m line"
+
+
+def test_terminal_text_stays_on_one_line():
+    """Regression: newlines were kept, and a reason or an id printed a forged report row."""
+    text = for_terminal("boom\nhonest                  12/12\r\nx\u2028y\tz")
+    assert text == "boom honest                  12/12 x y z"
+
+
+MARKDOWN_LINKS = ["![](http://a.test/x.png)", "[x](javascript:alert(1))", "[x][r]\n\n[r]: javascript:alert(1)",
+                  "see http://a.test/ now", "![x](data:image/svg+xml;base64,PHN2Zz4=)",
+                  "[x](<data:text/html,hi>)", "$\\href{javascript:alert(1)}{y}$ $\\require{foo}$"]
+
+
+@pytest.mark.parametrize("text", MARKDOWN_LINKS)
+def test_student_markdown_renders_with_no_link(text):
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from grader.inert import clean_markdown
+    html = markdown2html_mistune(clean_markdown(text))
+    assert "href" not in html and "src" not in html and "\\require" not in html, html
 
 
 @pytest.mark.parametrize("field", ["=1+1", "+1", "-cmd", "@SUM(A1)", "\t=x", "\r=x"])

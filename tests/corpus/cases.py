@@ -342,6 +342,113 @@ def dies_again_and_again(course, paths):
     return nb
 
 
+PRIVATE_FILL = '''
+# fill the kernel's private folder (where its connection file is, named in sys.argv) with
+# up to 3 GiB, 32 MiB at a time, and /dev/shm likewise
+import os, sys
+for name, folder in [("private", os.path.dirname(sys.argv[sys.argv.index("-f") + 1])), ("shm", "/dev/shm")]:
+    written = 0
+    try:
+        for i in range(96):
+            with open(os.path.join(folder, f"fill-{{i}}"), "wb") as stream:
+                stream.write(b"x" * (32 << 20))
+            written += 32
+        print(name, "accepted", written, "MiB")
+    except OSError as error:
+        print(name, "refused after", written, "MiB:", error.strerror)
+    for i in range(96):  # what was written is given back, so the next attempt starts afresh
+        try:
+            os.remove(os.path.join(folder, f"fill-{{i}}"))
+        except OSError:
+            pass
+'''
+
+LINKS_BESIDE = {"source.ipynb": "source", "gradebook.db": "gradebook", "classmate.ipynb": "classmate",
+                "shadow": "/etc/shadow", "zeros": "/dev/zero"}
+READ_BESIDE = '''
+# read what was handed in beside this notebook: links to the answer key, the gradebook,
+# a classmate's work, /etc/shadow and /dev/zero; a FIFO; a 3 GiB sparse file; my notes
+import os
+for name in ["source.ipynb", "gradebook.db", "classmate.ipynb", "shadow", "zeros", "fifo", "sparse.bin"]:
+    try:
+        with open(name, "rb") as stream:
+            print("BESIDE FOUND", name, stream.read(40))
+    except OSError as error:
+        print("BESIDE", name + ": nothing", type(error).__name__)
+print("BESIDE notes:", open("notes.txt").read())
+'''
+
+
+def files_beside(course, paths):
+    """Solved work, with links, a FIFO and a sparse file beside it (planted by `plant`)."""
+    return with_cell(READ_BESIDE)(course, paths)
+
+
+def plant_beside(folder, paths):
+    import os
+    for name, target in LINKS_BESIDE.items():
+        os.symlink(paths.get(target, target), folder / name)
+    os.mkfifo(folder / "fifo")
+    with open(folder / "sparse.bin", "wb") as stream:
+        stream.truncate(3 * 1024 ** 3)
+    (folder / "notes.txt").write_text("my own notes")
+
+
+files_beside.plant = plant_beside
+
+
+def linked_notebook(course, paths):
+    """The notebook handed in is a link to the instructor's solutions (planted by `plant`)."""
+    return course.release("theory03-en")
+
+
+def plant_link_to_source(folder, paths):
+    notebook = folder / "theory03.ipynb"
+    notebook.unlink()
+    notebook.symlink_to(paths["source"])
+
+
+linked_notebook.plant = plant_link_to_source
+
+DEEP_MESSAGE = '''
+# a display message whose content is JSON 100,000 levels deep, validly signed
+kernel = get_ipython().kernel
+session, pack = kernel.session, kernel.session.pack
+session.pack = lambda obj: b"[" * 100_000 + b"]" * 100_000 if obj == {{"deep": 1}} else pack(obj)
+try:
+    session.send(kernel.iopub_socket, "display_data", {{"deep": 1}}, parent=kernel.get_parent())
+finally:
+    session.pack = pack
+'''
+
+BAD_SIGNATURE = '''
+# a display message signed with the wrong key (as racing threads garble one)
+kernel = get_ipython().kernel
+key = kernel.session.key
+kernel.session.key = b"not the key"
+try:
+    kernel.session.send(kernel.iopub_socket, "display_data", {{"data": {{"text/plain": "x"}}, "metadata": {{}}}},
+                        parent=kernel.get_parent())
+finally:
+    kernel.session.key = key
+'''
+
+MARKDOWN_LINKS = ("![](http://127.0.0.1:{port}/md-image.png) [click](javascript:alert('md-link')) "
+                  "[data](data:text/html,<script>alert('md-data')</script>) http://127.0.0.1:{port}/bare "
+                  "$\\href{{javascript:alert('md-href')}}{{x}}$\n\n[ref][r]\n\n[r]: javascript:alert('md-ref')")
+MARKDOWN_OUTPUT = '''
+from IPython.display import display, Markdown, Latex
+display(Markdown("![](http://127.0.0.1:{port}/out-image.png) [click](javascript:alert('out-link'))"))
+display(Latex(r"$\\href{{javascript:alert('out-href')}}{{y}}$"))
+'''
+
+
+def markdown_links(course, paths):
+    nb = with_cell(MARKDOWN_OUTPUT)(course, paths)
+    nb.cells.insert(5, nbformat.v4.new_markdown_cell(MARKDOWN_LINKS.format(**paths)))
+    return nb
+
+
 CASES = {
     # name: (make, expected total, {grade_id: text in its reason})
     "honest": (answers({}), 12, {"theory03-walk": "all 10 checks passed"}),
@@ -382,4 +489,10 @@ CASES = {
     "replayed": (replayed, 12, {}),
     "write_outside": (with_cell(WRITE_OUTSIDE), 12, {}),
     "network": (with_cell(NETWORK), 12, {}),
+    "files_beside": (files_beside, 12, {}),
+    "linked_notebook": (linked_notebook, 0, {"theory03-forward": "could not be read"}),
+    "deep_message": (with_cell(DEEP_MESSAGE), 12, {}),
+    "bad_signature": (with_cell(BAD_SIGNATURE), 12, {}),
+    "markdown_links": (markdown_links, 12, {}),
+    "private_fill": (with_cell(PRIVATE_FILL), 12, {}),
 }
