@@ -11,6 +11,7 @@ from grader.feedback import configure_feedback
 from grader.inert import MakeInert, TerminalSafe
 from grader.intake import vet_before_copy
 from grader.late import PercentPerDay
+from grader.preflight import before_grading
 from grader.sandbox import announce_defences
 from grader.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
@@ -63,9 +64,11 @@ def configure(c):
 
 
 def before_each_submission(**hook):
-    """nbgrader's pre-convert hook: the defences (once), then the submission vetted
-    before nbgrader copies it (grader/intake.py)."""
+    """nbgrader's pre-convert hook: the defences (once), a kernel running the course the
+    grader judges with (once, grader/preflight.py), then the submission vetted before
+    nbgrader copies it (grader/intake.py)."""
     announce_defences(**hook)
+    before_grading(**hook)
     vet_before_copy(**hook)
 
 

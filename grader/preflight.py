@@ -119,6 +119,19 @@ def refuse_on_mismatch(config, log=None):
         log.info("Preflight: a sandboxed kernel runs the course the grader judges with")
 
 
+def before_grading(**_):
+    """nbgrader's pre-convert hook (after `announce_defences`): a sandboxed kernel of this
+    machine runs the course the grader judges with (a cluster's workers are checked by
+    grader/cluster.py)."""
+    from traitlets.config import Application
+
+    from grader.sandbox import SandboxedKernelManager
+    app = Application.instance()
+    sandboxed = SandboxedKernelManager(config=app.config).sandbox
+    if sandboxed and not app.config.get("GradingExecute", {}).get("scheduler"):
+        refuse_on_mismatch(app.config, app.log)  # once per process
+
+
 REFUSAL = "refusing to grade: a kernel would not run the course this grader judges with.\n  "
 ADVICE = ("\nInstall this course (pip install -r requirements.txt) in the environment that "
           "grades it.")
@@ -145,5 +158,5 @@ def refuse_on_mismatch_apart(root, options):
 if __name__ == "__main__":
     import sys
 
-    from grader.cohort import load_config
+    from grader.config import load_config
     refuse_on_mismatch(load_config(sys.argv[1], sys.argv[2:]))

@@ -316,9 +316,6 @@ def announce_defences(**_):
     manager = SandboxedKernelManager(config=app.config)
     if manager.sandbox and not sandbox_available(manager.bwrap):
         raise SystemExit(MISSING_TOOL)  # not an Exception: nbgrader lets it through
-    if manager.sandbox and not app.config.get("GradingExecute", {}).get("scheduler"):
-        from grader.preflight import refuse_on_mismatch
-        refuse_on_mismatch(app.config, app.log)  # once per process (grader/preflight.py)
     if not _announced:
         group, why = manager.trial_cgroup()
         app.log.warning("Grading defences: %s", describe_defences(manager.sandbox, group, why,
