@@ -17,7 +17,9 @@ grader/nbgrader_setup.py): each submission goes to
 `submitted/<student>/<assignment>/<the release notebook's name>`. When an export
 holds several uploads of one student, the newest is collected (the highest Canvas
 file number, else the highest re-upload suffix) and the others are skipped. A file
-of another assignment, or any other file, is skipped with a warning. The late flag
+of another assignment, or any other file, is skipped with a warning, unless
+`FileNameCollectorPlugin.named_regexp` is set: then a name that is neither
+Moodle's nor Canvas's is read by nbgrader's own rule (another LMS's export). The late flag
 cannot travel through zip_collect (it has only a timestamp, and the LMS export has
 none): `parse(...).late` and `late_students` give it to whoever applies penalties.
 """
@@ -83,6 +85,9 @@ class LmsCollector(FileNameCollectorPlugin):
         assignment = app.coursedir.assignment_id
         released = sorted(Path(app.coursedir.format_path(
             app.coursedir.release_directory, ".", assignment)).glob("*.ipynb"))
+        if found is None and self.named_regexp:
+            # another LMS: nbgrader's own reading, by the configured named_regexp
+            return super().collect(submitted_file)
         if found is None or not released:
             self.log.warning("Skipped (not an LMS submission of %s): %s", assignment, submitted_file)
             return None
