@@ -69,13 +69,25 @@ DB_BACKOFF_MAX = 30.0
 # to be unreachable, and the run stops cleanly (the running processes finish)
 DB_PATIENCE = 120.0
 # what a grading process's log says when the gradebook's database failed it: the
-# exception line a traceback ends with (at the start of a line, so that no text a
-# log line merely quotes, a student id for one, is taken for a database fault)
+# exception line a traceback ends with (Python's own, or nbgrader's). nbgrader logs a
+# traceback as one ERROR record,
+# which the terminal filter (grader/inert.py) flattens to one line; only such records
+# are read, and only a name that follows white space and precedes a colon, so that no
+# text a log line merely quotes, a student id for one, is taken for a database fault
+TRACEBACK_RECORD = re.compile(r"^(?:\[\w+ \| ERROR\] )?Traceback \(most recent call last\):.*?(?=^\[\w+ \||\Z)",
+                              re.MULTILINE | re.DOTALL)
 DATABASE_FAULT = re.compile(
-    r"^\s*(sqlite3|psycopg2?(\.errors)?|sqlalchemy\.exc)\.(OperationalError|InterfaceError|"
+    r"(?<=\s)(sqlite3|psycopg2?(\.errors)?|sqlalchemy\.exc)\.(OperationalError|InterfaceError|"
     # PostgreSQL's "connection exception" and "operator intervention" errors (psycopg.errors)
     r"AdminShutdown|CrashShutdown|CannotConnectNow|ConnectionException|ConnectionFailure|"
-    r"ConnectionDoesNotExist|SqlclientUnableToEstablishSqlconnection)\b", re.MULTILINE)
+    r"ConnectionDoesNotExist|SqlclientUnableToEstablishSqlconnection)(?=:)")
+
+
+def database_fault(log_text):
+    """Whether a grading process's log ends a traceback with a database fault."""
+    return any(DATABASE_FAULT.search(record) for record in TRACEBACK_RECORD.findall(log_text))
+
+
 INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
 # run as root without cgroups: worker slot k's kernels run as SLOT_UID_BASE + k
 # (unused ids: nothing else on the machine counts against their process limit)
@@ -343,7 +355,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
                 if process.returncode == 0:
                     database.succeeded()
                     outcome = Outcome(student, True, "", time.monotonic() - started, attempt)
-                elif process.returncode > 0 and DATABASE_FAULT.search(text):
+                elif process.returncode > 0 and database_fault(text):
                     remove_unfinished(root, assignment, student)
                     database.failed()
                     if database.unreachable:

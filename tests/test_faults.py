@@ -225,3 +225,21 @@ def test_a_stopped_run_says_who_keeps_an_earlier_grade(tmp_path):
     print(text)
     assert "graded in this run (1): ana\nnot graded (2): bea, eva\n" in text
     assert "1 of them keep the grade of an earlier run (never started in this one): bea" in text
+
+
+def test_a_database_fault_is_read_from_a_flattened_traceback_record_only():
+    """nbgrader's traceback reaches the log as one line (grader/inert.py flattens every
+    record, so that no student text forges a row): the fault is still recognised there,
+    and a student id that quotes an exception name is not taken for one."""
+    from grader.cohort import database_fault
+    flat = ("[AutogradeApp | INFO] Creating/updating student with ID 'ana': {}\n"
+            "[AutogradeApp | ERROR] Traceback (most recent call last):   File \"api.py\", line 1, "
+            "in __init__     db_exists = ...  sqlalchemy.exc.OperationalError: (psycopg.OperationalError) "
+            "connection failed: Connection refused\n"
+            "[AutogradeApp | ERROR] There was an error accessing the nbgrader database.\n")
+    assert database_fault(flat)
+    assert database_fault(flat.replace("  sqlalchemy.exc", "\nsqlite3.OperationalError: locked\n"))
+    spoof = ("[AutogradeApp | INFO] Creating/updating student with ID "
+             "'x sqlalchemy.exc.OperationalError: y': {}\n"
+             "[AutogradeApp | ERROR] Traceback (most recent call last):   ValueError: boom\n")
+    assert not database_fault(spoof)
