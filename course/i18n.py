@@ -165,8 +165,8 @@ MESSAGES = {
         "es": "esto necesita el {exercise}, que aún no está hecho: hazlo primero",
     },
     "lab01_run_first": {
-        "en": "{exercise}: run the cells of Part {part} above first (`{variable}` is not defined yet)",
-        "es": "{exercise}: ejecuta antes las celdas de la Parte {part} de arriba (`{variable}` aún no existe)",
+        "en": "run the cells of Part {part} above first (`{variable}` is not defined yet)",
+        "es": "ejecuta antes las celdas de la Parte {part} de arriba (`{variable}` aún no existe)",
     },
     "lab01_raised": {
         "en": "raised {error}",

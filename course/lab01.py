@@ -203,11 +203,10 @@ def require(function, args, number, name):
         pass
 
 
-def measured(namespace, variable, part, number, name):
+def measured(namespace, variable, part):
     """namespace[variable], or a failure saying which Part's cells to run first."""
     if variable not in namespace:
-        raise student.TestFailed(say("lab01_run_first", _lang(), exercise=exercise(number, name),
-                                     part=part, variable=variable))
+        raise student.TestFailed(say("lab01_run_first", _lang(), part=part, variable=variable))
     return namespace[variable]
 
 
