@@ -179,10 +179,10 @@ MESSAGES = {
               "dx debe salir (n, d_in) y dW (d_out, d_in)",
     },
     "lab01_no_autograd": {
-        "en": "used autograd ({used}): compute the gradients with your formulas; "
-              "no backward(), no torch.autograd, no .grad, no enable_grad()",
-        "es": "usó autograd ({used}): calcula los gradientes con tus fórmulas; "
-              "sin backward(), sin torch.autograd, sin .grad, sin enable_grad()",
+        "en": "used autograd ({used}): compute the gradients with your formulas, without autograd "
+              "(no backward(), torch.autograd, .grad or enable_grad())",
+        "es": "usó autograd ({used}): calcula los gradientes con tus fórmulas, sin autograd "
+              "(sin backward(), torch.autograd, .grad ni enable_grad())",
     },
     "lab01_returned_none": {
         "en": "returned None (missing return?); expected {want}",
