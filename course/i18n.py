@@ -161,8 +161,12 @@ MESSAGES = {
         "es": "{exercise} aún no está hecho: escríbelo en su celda, ejecútala y después ejecuta esta",
     },
     "lab01_needs": {
-        "en": "this needs {exercise}, which is not done yet: do it first",
-        "es": "esto necesita el {exercise}, que aún no está hecho: hazlo primero",
+        "en": "this needs {exercise}, which does not pass its own test yet ({problem}): fix it first",
+        "es": "esto necesita el {exercise}, que aún no supera su propio test ({problem}): corrígelo primero",
+    },
+    "lab01_not_done_short": {
+        "en": "not done yet",
+        "es": "aún sin hacer",
     },
     "lab01_run_first": {
         "en": "run the cells of Part {part} above first (`{variable}` is not defined yet)",
