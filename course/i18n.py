@@ -176,6 +176,10 @@ MESSAGES = {
         "en": "raised {error}",
         "es": "lanzó {error}",
     },
+    "lab01_shapes_error": {
+        "en": "raised RuntimeError: a matrix product of shapes ({left}) @ ({right}), which do not fit",
+        "es": "lanzó RuntimeError: un producto de matrices de formas ({left}) @ ({right}), que no encajan",
+    },
     "lab01_shapes_hint": {
         "en": " — check each product by its shapes: dy is (n, d_out), W is (d_out, d_in), x is (n, d_in); "
               "dx must come out (n, d_in) and dW (d_out, d_in)",

@@ -9,6 +9,7 @@ the evidence the probe carried out. Nothing here knows an answer: the visible
 tests compare with autograd's own gradients, computed in the notebook.
 """
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +110,16 @@ def gradient_problem(got, want, tol, lang, names=NAMES, dtype=None):
     return None
 
 
+def raised_problem(text, lang):
+    """What an exception's text `text` tells the student: for a product whose shapes do
+    not fit (`dy @ W.T`, `W @ dy`...), the two shapes and how to choose the product."""
+    shapes = re.search(r"\((\d+x\d+) and (\d+x\d+)\)", text)
+    if "shapes cannot be multiplied" in text and shapes:
+        return say("lab01_shapes_error", lang, left=shapes.group(1), right=shapes.group(2)) \
+            + say("lab01_shapes_hint", lang)
+    return say("lab01_raised", lang, error=text[:300])
+
+
 def count_problem(got, names, lang):
     """Why `got` is not a tuple of len(names) results, or None."""
     if isinstance(got, (tuple, list)) and len(got) == len(names):
@@ -134,9 +145,7 @@ def linear_grads_problem(linear_grads, inputs, reference, tol=1e-5):
     if isinstance(raised, NotImplementedError):
         raise raised
     if raised is not None:
-        text = f"{type(raised).__name__}: {raised}"
-        hint = say("lab01_shapes_hint", lang) if "shape" in text or "size" in text else ""
-        return say("lab01_raised", lang, error=text[:300]) + hint
+        return raised_problem(f"{type(raised).__name__}: {raised}", lang)
     if value is None:
         return say("lab01_returned_none", lang, want="(dx, dW, db)")
     problem = count_problem(value, NAMES, lang)

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from course.i18n import say
-from course.lab01 import count_problem, gradient_problem
+from course.lab01 import count_problem, gradient_problem, raised_problem
 from course.probes.lab01 import (PROBES, RUNS, SHAPE, build_graph, experiment_inputs, function_inputs,
                                  make_inputs, softmax_inputs, two_layer_inputs)
 from grader.checks import Check, Verdict
@@ -71,10 +71,10 @@ class FormulaCheck(Check):
             if used:
                 used = ", ".join(str(name)[:40] for name in used[:10]) if isinstance(used, list) else "?"
                 return Verdict(False, f"{self.describe(case)}: " + say("lab01_no_autograd", lang, used=used))
-        verdict = super()._judge(seed, results, lang, stated)
-        if not verdict.passed and "shapes cannot be multiplied" in verdict.summary:  # dy @ W.T, W @ dy...
-            verdict.summary += say("lab01_shapes_hint", lang)
-        return verdict
+        for case, result in zip(self.probe.draw(seed), results if isinstance(results, list) else []):
+            if isinstance(result, dict) and "error" in result:  # worded as the visible test words it
+                return Verdict(False, f"{self.describe(case)}: " + raised_problem(str(result["error"])[:300], lang))
+        return super()._judge(seed, results, lang, stated)
 
 
 def formula_reference(case):
