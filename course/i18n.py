@@ -161,8 +161,8 @@ MESSAGES = {
         "es": "{exercise} aún no está hecho: escríbelo en su celda, ejecútala y después ejecuta esta",
     },
     "lab01_needs": {
-        "en": "this needs {exercise}, which does not pass its own test yet ({problem}): fix it first",
-        "es": "esto necesita el {exercise}, que aún no supera su propio test ({problem}): corrígelo primero",
+        "en": "fix {exercise} first: {problem}",
+        "es": "corrige antes el {exercise}: {problem}",
     },
     "lab01_not_done_short": {
         "en": "not done yet",
@@ -219,30 +219,30 @@ MESSAGES = {
         "es": "{name} tiene forma {got}, se esperaba {want}",
     },
     "lab01_transposed": {
-        "en": "{name} has shape {got}, expected {want}: that is {name} transposed "
-              "(x.T @ dy?). A gradient has the shape of what it is the gradient of",
-        "es": "{name} tiene forma {got}, se esperaba {want}: es {name} traspuesto "
-              "(¿x.T @ dy?). Un gradiente tiene la forma de aquello de lo que es gradiente",
+        "en": "{name} is transposed: shape {got}, expected {want} (x.T @ dy?). "
+              "A gradient has the shape of what it is the gradient of",
+        "es": "{name} está traspuesto: forma {got}, se esperaba {want} (¿x.T @ dy?). "
+              "Un gradiente tiene la forma de aquello de lo que es gradiente",
     },
     "lab01_transposed_square": {
-        "en": "{name} is the transpose of the right answer (x.T @ dy for dW?): "
+        "en": "{name} is transposed (x.T @ dy for dW?): "
               "a gradient has the layout of what it is the gradient of",
-        "es": "{name} es la traspuesta de la respuesta correcta (¿x.T @ dy para dW?): "
+        "es": "{name} está traspuesto (¿x.T @ dy para dW?): "
               "un gradiente tiene la disposición de aquello de lo que es gradiente",
     },
     "lab01_doubled": {
-        "en": "{name} is twice the right value: the ½ is missing (L = ½ Σ (y − t)² gives "
+        "en": "{name}: the ½ is missing, it is twice the right value (L = ½ Σ (y − t)² gives "
               "∂L/∂y = y − t, not 2(y − t))",
-        "es": "{name} vale el doble de lo correcto: falta el ½ (L = ½ Σ (y − t)² da "
+        "es": "{name}: falta el ½, vale el doble de lo correcto (L = ½ Σ (y − t)² da "
               "∂L/∂y = y − t, no 2(y − t))",
     },
     "lab01_halved": {
-        "en": "{name} is half the right value: ∂L/∂y = y − t already includes the ½",
-        "es": "{name} vale la mitad de lo correcto: ∂L/∂y = y − t ya incluye el ½",
+        "en": "{name}: half the right value: ∂L/∂y = y − t already includes the ½",
+        "es": "{name}: la mitad de lo correcto: ∂L/∂y = y − t ya incluye el ½",
     },
     "lab01_negated": {
-        "en": "{name} has the wrong sign: ∂L/∂y = y − t, not t − y",
-        "es": "{name} tiene el signo cambiado: ∂L/∂y = y − t, no t − y",
+        "en": "{name}: wrong sign: ∂L/∂y = y − t, not t − y",
+        "es": "{name}: signo cambiado: ∂L/∂y = y − t, no t − y",
     },
     "lab01_dtype": {
         "en": "{name} came back as {got}, expected {want} (the inputs' dtype)",

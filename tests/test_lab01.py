@@ -273,7 +273,7 @@ def two_of_three(x, W, b, target):
 
 @pytest.mark.parametrize("function, en, es", [
     (doubled, "the ½ is missing", "falta el ½"),
-    (transposed, "dW transposed", "dW traspuesto"),
+    (transposed, "dW is transposed", "dW está traspuesto"),
     (negated, "wrong sign", "signo cambiado"),
     (two_of_three, "returned 2 results; expected 3", "devolvió 2 resultados; se esperaban 3"),
     (in_float32, "came back as float32", "volvió en float32"),
@@ -339,7 +339,7 @@ def returns_x_grad(x, W, b, target):
     (enable_grad_shortcut, "without autograd", "sin autograd"),
     (two_of_three, "returned 2 results", "devolvió 2 resultados"),
     (doubled, "the ½ is missing", "falta el ½"),
-    (transposed, "dW transposed", "dW traspuesto"),
+    (transposed, "dW is transposed", "dW está traspuesto"),
     (lambda *a: [g.double() for g in formulas(*a)], "came back as float64, expected float32", "volvió en float64, se esperaba float32"),
 ])
 def test_visible_test_names_the_mistake_in_the_notebooks_language(function, en, es):
@@ -360,3 +360,38 @@ def test_evidence_summary_has_singular_and_plural():
     from course.i18n import say
     assert say("evidence", "es", grade_id="g", n=1) == "g: 1 caso oculto ejecutado; lo juzga el corrector"
     assert say("evidence", "es", grade_id="g", n=8) == "g: 8 casos ocultos ejecutados; los juzga el corrector"
+
+
+# ---- Validate on a student's copy: half-done work, then fixed; the report files follow ----
+
+def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_path):
+    """Stock `nbgrader validate` re-runs the notebook where it lies, as a student's Validate
+    does: a half-done notebook is told which exercise is not done (no NameError), blank
+    bonuses pass, and REPORT.md / errors.csv / manifest.json describe the last run."""
+    import shutil
+
+    import nbformat
+
+    from authoring.build import ROOT, nbgrader
+    from conftest import fill
+
+    shutil.copy(ROOT / "release" / "lab01-en" / "lab01.ipynb", tmp_path / "lab01.ipynb")
+    path = tmp_path / "lab01.ipynb"
+    doubled_code = ("def linear_grads(x, W, b, target):\n    d = F.linear(x, W, b) - target\n"
+                    "    return 2 * d @ W, 2 * d.T @ x, 2 * d.sum(0)\n")
+    right_code = doubled_code.replace("2 * ", "")
+    runs = {}
+    for name, code in (("doubled", doubled_code), ("right", right_code)):
+        nbformat.write(fill(nbformat.read(path, 4), {"lab01-formulas-answer": code}), path)
+        result = nbgrader("validate", str(path), check=False, capture_output=True, text=True)
+        runs[name] = (result.stdout, (tmp_path / "REPORT.md").read_text(),
+                      json.loads((tmp_path / "manifest.json").read_text()), (tmp_path / "errors.csv").exists())
+    out, report, manifest, csv_written = runs["doubled"]
+    assert "Exercise 1 (linear_grads): dx: the ½ is missing" in out and "NameError" not in out, out
+    assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts D and E
+    assert "Exercise 2 (grad_fn_walk) is not done yet" in out, out
+    assert report.splitlines()[2].startswith("NOT VALID") and not manifest["checks_passed"] and not csv_written
+    out, report, manifest, csv_written = runs["right"]
+    assert "the ½ is missing" not in out and "Exercise 2 (grad_fn_walk) is not done yet" in out, out
+    assert "NOT VALID" not in report and manifest["checks_passed"] and csv_written, report
+    assert "NotImplementedError" not in out, out  # blank bonuses pass quietly
