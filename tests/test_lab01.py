@@ -382,7 +382,10 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     right_code = doubled_code.replace("2 * ", "")
     runs = {}
     for name, code in (("doubled", doubled_code), ("right", right_code)):
-        nbformat.write(fill(nbformat.read(path, 4), {"lab01-formulas-answer": code}), path)
+        answers = {"lab01-formulas-answer": code}
+        if name == "right":
+            answers["lab01-interpretation"] = "My own reading: the fp32 difference was 0.0 here."
+        nbformat.write(fill(nbformat.read(path, 4), answers), path)
         result = nbgrader("validate", str(path), check=False, capture_output=True, text=True)
         runs[name] = (result.stdout, (tmp_path / "REPORT.md").read_text(),
                       json.loads((tmp_path / "manifest.json").read_text()), (tmp_path / "errors.csv").exists())
@@ -391,7 +394,9 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts D and E
     assert "Exercise 2 (grad_fn_walk) is not done yet" in out, out
     assert report.splitlines()[2].startswith("NOT VALID") and not manifest["checks_passed"] and not csv_written
+    assert "Exercise 3's paragraph is not written yet" in report
     out, report, manifest, csv_written = runs["right"]
     assert "the ½ is missing" not in out and "Exercise 2 (grad_fn_walk) is not done yet" in out, out
     assert "NOT VALID" not in report and manifest["checks_passed"] and csv_written, report
+    assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["paragraph_included"]
     assert "NotImplementedError" not in out, out  # blank bonuses pass quietly
