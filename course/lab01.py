@@ -33,7 +33,7 @@ def _lang():
 def _name(func):
     """A short name of a torch function: `backward`, `grad`, `.grad` for the attribute."""
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", "")
-    if name.endswith("__get__") or name.endswith("__set__"):  # a tensor attribute, x.grad or x.T
+    if name.endswith(("__get__", "__set__")):  # a tensor attribute, x.grad or x.T
         return "." + getattr(getattr(func, "__self__", None), "__name__", "")
     return name.rsplit(".", 1)[-1]
 

@@ -371,9 +371,9 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     import shutil
 
     import nbformat
+    from conftest import fill
 
     from authoring.build import ROOT, nbgrader
-    from conftest import fill
 
     shutil.copy(ROOT / "release" / "lab01-en" / "lab01.ipynb", tmp_path / "lab01.ipynb")
     path = tmp_path / "lab01.ipynb"

@@ -15,8 +15,17 @@ import torch
 
 from course.i18n import say
 from course.lab01 import count_problem, gradient_problem, raised_problem
-from course.probes.lab01 import (PROBES, RUNS, SHAPE, build_graph, experiment_inputs, function_inputs,
-                                 make_inputs, softmax_inputs, two_layer_inputs)
+from course.probes.lab01 import (
+    PROBES,
+    RUNS,
+    SHAPE,
+    build_graph,
+    experiment_inputs,
+    function_inputs,
+    make_inputs,
+    softmax_inputs,
+    two_layer_inputs,
+)
 from grader.checks import Check, Verdict
 
 NAMES = ("dx", "dW", "db")
