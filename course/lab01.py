@@ -120,6 +120,13 @@ def raised_problem(text, lang):
     return say("lab01_raised", lang, error=text[:300])
 
 
+def walk_message(got, want, mistake, lang):
+    """The failed walk, the predicted mistake (when one matched) first: Validate shows only
+    a message's first 80 characters."""
+    message = say("lab01_walk", lang, got=got, want=want)
+    return f"{mistake}. {message[0].upper()}{message[1:]}" if mistake else message
+
+
 def count_problem(got, names, lang):
     """Why `got` is not a tuple of len(names) results, or None."""
     if isinstance(got, (tuple, list)) and len(got) == len(names):
@@ -193,11 +200,8 @@ def expect_walk(grad_fn_walk, graphs):
             _fail(2, "grad_fn_walk", say("lab01_returned_none", lang, want="[...]"))
         got = list(got) if isinstance(got, (list, tuple)) else got
         if got != want:
-            message = say("lab01_walk", lang, got=got, want=want)
-            for key, wrong in mistakes.items():
-                if got == wrong:
-                    message += " \u2014 " + say(key, lang)
-            _fail(2, "grad_fn_walk", message)
+            named = [say(key, lang) for key, wrong in mistakes.items() if got == wrong]
+            _fail(2, "grad_fn_walk", walk_message(got, want, named[0] if named else None, lang))
     print(say("lab01_passed_walk", lang, exercise=exercise(2, "grad_fn_walk"), n=len(graphs)))
 
 

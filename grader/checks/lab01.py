@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from course.i18n import say
-from course.lab01 import count_problem, gradient_problem, raised_problem
+from course.lab01 import count_problem, gradient_problem, raised_problem, walk_message
 from course.probes.lab01 import (
     PROBES,
     RUNS,
@@ -202,12 +202,11 @@ def reversed_inputs(node):
 def compare_walk(got, want, case, lang, stated):
     if got == want:
         return None
-    message = say("lab01_walk", lang, got=got, want=want)
     for key, wrong in (("lab01_walk_bfs", breadth_first), ("lab01_walk_no_seen", without_seen),
                        ("lab01_walk_reversed", reversed_inputs)):
         if got == wrong(build_graph(case).grad_fn) != want:
-            return message + " \u2014 " + say(key, lang)
-    return message
+            return walk_message(got, want, say(key, lang), lang)
+    return walk_message(got, want, None, lang)
 
 
 def experiment_check(dtype, reference, compare, threshold):
