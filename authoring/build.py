@@ -3,6 +3,8 @@
     python -m authoring build           # write source/ (executed, outputs stored) and release/
     python -m authoring build --force   # the same, even over notebooks a person edited
     python -m authoring check           # fail if source/ or release/ is stale, or EN and ES differ
+    python -m authoring site            # the course website, both languages, in _site/ (authoring/site.py)
+    python -m authoring site --out DIR  # the same, written to DIR (-v: Sphinx says what it does)
 
 Every notebook the build writes carries a digest of its cells. A notebook whose
 cells no longer match it was edited by a person (a student working in release/,
@@ -194,5 +196,8 @@ def main(argv=None):
         if stale:
             raise SystemExit("stale, run `python -m authoring build`:\n  " + "\n  ".join(stale))
         print("source/ and release/ match the masters; English and Spanish match")
+    elif command == "site":
+        from authoring.site import main as site
+        site(argv[1:])
     else:
         raise SystemExit(__doc__)

@@ -8,6 +8,7 @@ from nbgrader.preprocessors import (
 from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
 from grader.inert import MakeInert, TerminalSafe
+from grader.lms_collect import LmsCollector
 from grader.sandbox import announce_defences
 from grader.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
@@ -35,6 +36,8 @@ def configure(c):
         SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     c.Autograde.pre_convert_hook = announce_defences
+    # `nbgrader zip_collect ASSIGNMENT`: Moodle's and Canvas's export names, read back
+    c.ZipCollectApp.collector_plugin = LmsCollector
     # limits, each also settable in nbgrader_config.py after configure(c)
     c.Execute.timeout = 30  # seconds a cell may run
     c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell
