@@ -75,10 +75,14 @@ MESSAGES = {
     "passed": {
         "en": "✔ {grade_id}: all {n} checks passed",
         "es": "✔ {grade_id}: superadas las {n} comprobaciones",
+        "en_one": "✔ {grade_id}: its one check passed",
+        "es_one": "✔ {grade_id}: superada su única comprobación",
     },
     "evidence": {
         "en": "{grade_id}: {n} hidden cases run; the grader judges them",
-        "es": "{grade_id}: ejecutados {n} casos ocultos; los juzga el corrector",
+        "en_one": "{grade_id}: 1 hidden case run; the grader judges it",
+        "es": "{grade_id}: {n} casos ocultos ejecutados; los juzga el corrector",
+        "es_one": "{grade_id}: 1 caso oculto ejecutado; lo juzga el corrector",
     },
     "no_evidence": {
         "en": "the checks of this cell did not run to the end{why}",
@@ -196,27 +200,106 @@ MESSAGES = {
         "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
         "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
     },
+    # ---- lab 01: autograd by hand for linear(64, 600) (visible tests, hidden checks, report) ----
+    "lab01_exercise": {
+        "en": "Exercise {number} ({name})",
+        "es": "Ejercicio {number} ({name})",
+    },
+    "lab01_not_done": {
+        "en": "{exercise} is not done yet: write it in its cell, run that cell, then run this one",
+        "es": "{exercise} aún no está hecho: escríbelo en su celda, ejecútala y después ejecuta esta",
+    },
+    "lab01_needs": {
+        "en": "fix {exercise} first: {problem}",
+        "es": "corrige antes el {exercise}: {problem}",
+    },
+    "lab01_not_done_short": {
+        "en": "not done yet",
+        "es": "aún sin hacer",
+    },
+    "lab01_run_first": {
+        "en": "run the cells of Part {part} above first (`{variable}` is not defined yet)",
+        "es": "ejecuta antes las celdas de la Parte {part} de arriba (`{variable}` aún no existe)",
+    },
+    "lab01_raised": {
+        "en": "raised {error}",
+        "es": "lanzó {error}",
+    },
+    "lab01_shapes_error": {
+        "en": "raised RuntimeError: a matrix product of shapes ({left}) @ ({right}), which do not fit",
+        "es": "lanzó RuntimeError: un producto de matrices de formas ({left}) @ ({right}), que no encajan",
+    },
+    "lab01_shapes_hint": {
+        "en": " — check each product by its shapes: dy is (n, d_out), W is (d_out, d_in), x is (n, d_in); "
+              "dx must come out (n, d_in) and dW (d_out, d_in)",
+        "es": " — comprueba cada producto por sus formas: dy es (n, d_out), W es (d_out, d_in), x es (n, d_in); "
+              "dx debe salir (n, d_in) y dW (d_out, d_in)",
+    },
     "lab01_no_autograd": {
-        "en": "expected gradients computed by your formulas, without autograd: your function was "
-              "called under torch.no_grad() on tensors that do not require grad ({detail})",
-        "es": "se esperaban gradientes calculados con tus fórmulas, sin autograd: tu función se llamó "
-              "dentro de torch.no_grad() con tensores que no requieren gradiente ({detail})",
+        "en": "used autograd ({used}): compute the gradients with your formulas, without autograd "
+              "(no backward(), torch.autograd, .grad or enable_grad())",
+        "es": "usó autograd ({used}): calcula los gradientes con tus fórmulas, sin autograd "
+              "(sin backward(), torch.autograd, .grad ni enable_grad())",
     },
-    "lab01_three_arrays": {
-        "en": "expected three tensors (dx, dW, db)",
-        "es": "se esperaban tres tensores (dx, dW, db)",
+    "lab01_returned_none": {
+        "en": "returned None (missing return?); expected {want}",
+        "es": "devolvió None (¿falta un return?); se esperaba {want}",
     },
-    "lab01_arrays": {
-        "en": "expected {n} tensors ({names})",
-        "es": "se esperaban {n} tensores ({names})",
+    "lab01_count": {
+        "en": "returned {got} results; expected {n}: {names}",
+        "es": "devolvió {got} resultados; se esperaban {n}: {names}",
+    },
+    "lab01_kind": {
+        "en": "returned a {kind}; expected a tuple of {n} tensors: {names}",
+        "es": "devolvió un {kind}; se esperaba una tupla de {n} tensores: {names}",
+    },
+    "lab01_not_tensor": {
+        "en": "{name} is {kind}, not a tensor",
+        "es": "{name} es {kind}, no un tensor",
+    },
+    "lab01_none_grad": {
+        "en": "{name} is None (x.grad? .grad is filled only by backward(), "
+              "which this exercise does not use: compute it with your formula)",
+        "es": "{name} es None (¿x.grad? .grad solo lo rellena backward(), "
+              "que este ejercicio no usa: calcúlalo con tu fórmula)",
     },
     "lab01_shape": {
         "en": "{name} has shape {got}, expected {want}",
         "es": "{name} tiene forma {got}, se esperaba {want}",
     },
+    "lab01_transposed": {
+        "en": "{name} is transposed: shape {got}, expected {want} (x.T @ dy?). "
+              "A gradient has the shape of what it is the gradient of",
+        "es": "{name} está traspuesto: forma {got}, se esperaba {want} (¿x.T @ dy?). "
+              "Un gradiente tiene la forma de aquello de lo que es gradiente",
+    },
+    "lab01_transposed_square": {
+        "en": "{name} is transposed (x.T @ dy for dW?): "
+              "a gradient has the layout of what it is the gradient of",
+        "es": "{name} está traspuesto (¿x.T @ dy para dW?): "
+              "un gradiente tiene la disposición de aquello de lo que es gradiente",
+    },
+    "lab01_doubled": {
+        "en": "{name}: the ½ is missing, it is twice the right value (L = ½ Σ (y − t)² gives "
+              "∂L/∂y = y − t, not 2(y − t))",
+        "es": "{name}: falta el ½, vale el doble de lo correcto (L = ½ Σ (y − t)² da "
+              "∂L/∂y = y − t, no 2(y − t))",
+    },
+    "lab01_halved": {
+        "en": "{name}: half the right value: ∂L/∂y = y − t already includes the ½",
+        "es": "{name}: la mitad de lo correcto: ∂L/∂y = y − t ya incluye el ½",
+    },
+    "lab01_negated": {
+        "en": "{name}: wrong sign: ∂L/∂y = y − t, not t − y",
+        "es": "{name}: signo cambiado: ∂L/∂y = y − t, no t − y",
+    },
     "lab01_dtype": {
         "en": "{name} came back as {got}, expected {want} (the inputs' dtype)",
         "es": "{name} volvió en {got}, se esperaba {want} (el dtype de las entradas)",
+    },
+    "lab01_device": {
+        "en": "{name} came back on {got}, expected {want} (the inputs' device)",
+        "es": "{name} volvió en {got}, se esperaba {want} (el dispositivo de las entradas)",
     },
     "lab01_not_finite": {
         "en": "{name} contains inf or NaN",
@@ -225,6 +308,14 @@ MESSAGES = {
     "lab01_wrong": {
         "en": "{name} is off by {error:.2e} (max|G - R| / rms(R)), expected at most {tol:g}",
         "es": "{name} se desvía en {error:.2e} (max|G - R| / rms(R)), se esperaba como mucho {tol:g}",
+    },
+    "lab01_arrays": {
+        "en": "expected {n} tensors ({names})",
+        "es": "se esperaban {n} tensores ({names})",
+    },
+    "lab01_run": {
+        "en": "run {run}: {problem}",
+        "es": "ejecución {run}: {problem}",
     },
     "lab01_runs": {
         "en": "expected the gradients of {n} runs",
@@ -243,6 +334,60 @@ MESSAGES = {
     "lab01_walk": {
         "en": "the walk gave {got}, expected {want}",
         "es": "el recorrido dio {got}, se esperaba {want}",
+    },
+    "lab01_walk_bfs": {
+        "en": "that is breadth-first order (a queue): go depth first, finishing each input's "
+              "whole subgraph before the next input",
+        "es": "ese es el orden en anchura (una cola): recorre en profundidad, terminando todo el "
+              "subgrafo de una entrada antes de pasar a la siguiente",
+    },
+    "lab01_walk_no_seen": {
+        "en": "a node reached by two paths is listed twice (the diamond of theory 03): keep a set "
+              "of the nodes already seen",
+        "es": "un nodo al que se llega por dos caminos aparece dos veces (el diamante de la "
+              "teoría 03): guarda un conjunto de los nodos ya vistos",
+    },
+    "lab01_walk_reversed": {
+        "en": "each node's inputs are taken last first (a stack popped in reverse?): follow "
+              "next_functions in its order",
+        "es": "las entradas de cada nodo se toman de la última a la primera (¿una pila?): sigue "
+              "next_functions en su orden",
+    },
+    "lab01_passed_grads": {
+        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd (largest error {error:.1e})",
+        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd (mayor error {error:.1e})",
+    },
+    "lab01_passed_walk": {
+        "en": "✔ {exercise}: {n} graphs walked in the expected order",
+        "es": "✔ {exercise}: {n} grafos recorridos en el orden esperado",
+    },
+    "lab01_passed_fp32": {
+        "en": "✔ fp32: all 20 runs × 3 gradients below 1e-5 (largest {error:.1e})",
+        "es": "✔ fp32: las 20 ejecuciones × 3 gradientes por debajo de 1e-5 (la mayor, {error:.1e})",
+    },
+    "lab01_passed_fp16": {
+        "en": "✔ fp16: the largest error, {error:.1e}, is above 1e-3",
+        "es": "✔ fp16: el mayor error, {error:.1e}, supera 1e-3",
+    },
+    "lab01_passed_bonus": {
+        "en": "✔ bonus {number}: matches autograd",
+        "es": "✔ extra {number}: coincide con autograd",
+    },
+    "lab01_bonus_skipped": {
+        "en": "bonus {number} not attempted (optional: it is graded 0 and costs nothing)",
+        "es": "extra {number} sin intentar (opcional: se califica con 0 y no resta nada)",
+    },
+    "lab01_report_failed": {
+        "en": "NOT VALID: these checks did not pass when this report was written: {failed}. "
+              "Fix them and run this cell again.",
+        "es": "NO VÁLIDO: estas comprobaciones no se superaban cuando se escribió este informe: "
+              "{failed}. Corrígelas y vuelve a ejecutar esta celda.",
+    },
+    "lab01_report_no_paragraph": {
+        "en": "(Exercise 3's paragraph is not written yet, or the notebook was not saved "
+              "before this cell ran.)",
+        "es": "(El párrafo del Ejercicio 3 aún no está escrito, o el cuaderno no se guardó "
+              "antes de ejecutar esta celda.)",
     },
     "start_done": {
         "en": "Your copy is in {folder}: work there. Nothing the course does touches it.",
@@ -489,6 +634,10 @@ MESSAGES = {
 
 
 def say(key, lang, **fields):
-    """The message `key` in `lang` (English when the language is unknown)."""
+    """The message `key` in `lang` (English when the language is unknown). A message
+    may have a singular form, `<lang>_one`, used when the field `n` is 1."""
     texts = MESSAGES[key]
-    return texts.get(lang, texts["en"]).format(**fields)
+    lang = lang if lang in texts else "en"
+    if fields.get("n") == 1 and f"{lang}_one" in texts:
+        return texts[f"{lang}_one"].format(**fields)
+    return texts[lang].format(**fields)

@@ -232,3 +232,171 @@ def test_bonus_cells_are_extra_credit():
     for grade_id in ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function"):
         assert find_check(grade_id).bonus == 1 and find_check(grade_id).stated == {"bonus": 1}
     assert find_check("lab01-fp32").bonus == 0
+
+
+# ---- autograd in any form, decided from a trace of the call; the predicted mistakes named ----
+
+def enable_grad_shortcut(x, W, b, target):  # switches autograd back on inside no_grad
+    with torch.enable_grad():
+        x, W, b = (v.clone().requires_grad_(True) for v in (x, W, b))
+        loss = 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()
+        return torch.autograd.grad(loss, (x, W, b))
+
+
+def func_grad_shortcut(x, W, b, target):
+    loss = lambda x, W, b: 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()  # noqa: E731
+    return torch.func.grad(loss, argnums=(0, 1, 2))(x, W, b)
+
+
+@pytest.mark.parametrize("function", [enable_grad_shortcut, func_grad_shortcut])
+@pytest.mark.parametrize("grade_id", ["lab01-formulas", "lab01-fp32", "lab01-fp16"])
+def test_autograd_that_returns_right_answers_still_fails(grade_id, function):
+    verdict = judge(grade_id, function)
+    assert not verdict.passed and "used autograd" in verdict.summary, verdict.summary
+
+
+def test_the_trace_does_not_flag_honest_work():
+    from course.lab01 import watched_call
+    x, W, b, t = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4), torch.randn(2, 4)
+    assert watched_call(formulas, x, W, b, t)[1:] == ([], None)
+    assert watched_call(enable_grad_shortcut, x, W, b, t)[1] == ["enable_grad()", "requires_grad_()",
+                                                                 "torch.autograd.grad"]
+
+
+def negated(x, W, b, target):
+    return [-g for g in formulas(x, W, b, target)]
+
+
+def two_of_three(x, W, b, target):
+    return formulas(x, W, b, target)[:2]
+
+
+@pytest.mark.parametrize("function, en, es", [
+    (doubled, "the ½ is missing", "falta el ½"),
+    (transposed, "dW is transposed", "dW está traspuesto"),
+    (negated, "wrong sign", "signo cambiado"),
+    (two_of_three, "returned 2 results; expected 3", "devolvió 2 resultados; se esperaban 3"),
+    (in_float32, "came back as float32", "volvió en float32"),
+])
+def test_predicted_mistakes_are_named_in_both_languages(function, en, es):
+    for grade_id in ("lab01-formulas", "lab01-fp16"):
+        for lang, words in (("en", en), ("es", es)):
+            verdict = judge(grade_id, function, lang)
+            assert not verdict.passed and words in verdict.summary, (grade_id, verdict.summary)
+
+
+def test_spanish_run_prefix():
+    assert judge("lab01-fp16", doubled, "es").summary.count("ejecución 0:") == 1
+
+
+def breadth_first_walk(loss):
+    from grader.checks.lab01 import breadth_first
+    return breadth_first(loss.grad_fn)
+
+
+def walk_without_seen(loss):
+    from grader.checks.lab01 import without_seen
+    return without_seen(loss.grad_fn)
+
+
+@pytest.mark.parametrize("function, words", [(breadth_first_walk, "breadth-first"),
+                                             (walk_without_seen, "listed twice")])
+def test_wrong_walks_fail_and_are_named(function, words):
+    verdict = judge("lab01-walk", function)
+    assert not verdict.passed and words in verdict.summary, verdict.summary
+
+
+# ---- the visible tests (course/lab01.py) ----
+
+def visible(function, lang):
+    from course import lab01, student
+    student.language(lang)
+    torch.manual_seed(0)
+    x, W, b = (torch.randn(*s, requires_grad=True) for s in ((2, 5), (7, 5), (7,)))
+    target = torch.randn(2, 7)
+    (0.5 * ((F.linear(x, W, b) - target) ** 2).sum()).backward()
+    try:
+        lab01.expect_gradients(function, (x, W, b, target), (x.grad, W.grad, b.grad))
+    except AssertionError as failure:
+        return str(failure)
+    finally:
+        student.language("en")
+    return None
+
+
+def blank(x, W, b, target):
+    raise NotImplementedError("write your code here")
+
+
+def returns_x_grad(x, W, b, target):
+    return x.grad, W.grad, b.grad
+
+
+@pytest.mark.parametrize("function, en, es", [
+    (blank, "Exercise 1 (linear_grads) is not done yet", "Ejercicio 1 (linear_grads) aún no está hecho"),
+    (returns_x_grad, "used autograd (.grad)", "usó autograd (.grad)"),
+    (autograd_shortcut, "used autograd (backward())", "usó autograd (backward())"),
+    (enable_grad_shortcut, "without autograd", "sin autograd"),
+    (two_of_three, "returned 2 results", "devolvió 2 resultados"),
+    (doubled, "the ½ is missing", "falta el ½"),
+    (transposed, "dW is transposed", "dW está traspuesto"),
+    (lambda *a: [g.double() for g in formulas(*a)], "came back as float64, expected float32", "volvió en float64, se esperaba float32"),
+])
+def test_visible_test_names_the_mistake_in_the_notebooks_language(function, en, es):
+    for lang, words in (("en", en), ("es", es)):
+        message = visible(function, lang)
+        assert message is not None and words in message, message
+    assert visible(formulas, "en") is None
+
+
+def test_blank_bonus_passes_with_a_note(capsys):
+    from course import lab01
+    assert lab01.bonus_attempted(blank, (None, None, None, None), 1) is False
+    assert lab01.bonus_attempted(None, (), 3) is False
+    assert "bonus 1 not attempted" in capsys.readouterr().out
+
+
+def test_evidence_summary_has_singular_and_plural():
+    from course.i18n import say
+    assert say("evidence", "es", grade_id="g", n=1) == "g: 1 caso oculto ejecutado; lo juzga el corrector"
+    assert say("evidence", "es", grade_id="g", n=8) == "g: 8 casos ocultos ejecutados; los juzga el corrector"
+
+
+# ---- Validate on a student's copy: half-done work, then fixed; the report files follow ----
+
+def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_path):
+    """Stock `nbgrader validate` re-runs the notebook where it lies, as a student's Validate
+    does: a half-done notebook is told which exercise is not done (no NameError), blank
+    bonuses pass, and REPORT.md / errors.csv / manifest.json describe the last run."""
+    import shutil
+
+    import nbformat
+    from conftest import fill
+
+    from authoring.build import ROOT, nbgrader
+
+    shutil.copy(ROOT / "release" / "lab01-en" / "lab01.ipynb", tmp_path / "lab01.ipynb")
+    path = tmp_path / "lab01.ipynb"
+    doubled_code = ("def linear_grads(x, W, b, target):\n    d = F.linear(x, W, b) - target\n"
+                    "    return 2 * d @ W, 2 * d.T @ x, 2 * d.sum(0)\n")
+    right_code = doubled_code.replace("2 * ", "")
+    runs = {}
+    for name, code in (("doubled", doubled_code), ("right", right_code)):
+        answers = {"lab01-formulas-answer": code}
+        if name == "right":
+            answers["lab01-interpretation"] = "My own reading: the fp32 difference was 0.0 here."
+        nbformat.write(fill(nbformat.read(path, 4), answers), path)
+        result = nbgrader("validate", str(path), check=False, capture_output=True, text=True)
+        runs[name] = (result.stdout, (tmp_path / "REPORT.md").read_text(),
+                      json.loads((tmp_path / "manifest.json").read_text()), (tmp_path / "errors.csv").exists())
+    out, report, manifest, csv_written = runs["doubled"]
+    assert "Exercise 1 (linear_grads): dx: the ½ is missing" in out and "NameError" not in out, out
+    assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts D and E
+    assert "Exercise 2 (grad_fn_walk) is not done yet" in out, out
+    assert report.splitlines()[2].startswith("NOT VALID") and not manifest["checks_passed"] and not csv_written
+    assert "Exercise 3's paragraph is not written yet" in report
+    out, report, manifest, csv_written = runs["right"]
+    assert "the ½ is missing" not in out and "Exercise 2 (grad_fn_walk) is not done yet" in out, out
+    assert "NOT VALID" not in report and manifest["checks_passed"] and csv_written, report
+    assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["paragraph_included"]
+    assert "NotImplementedError" not in out, out  # blank bonuses pass quietly

@@ -5,10 +5,11 @@ functions on them and returns what they gave as plain data (see
 `course.evidence`). It decides nothing: the grader, in its own process, draws
 the same cases and judges (`grader/checks/`). Nothing here knows the answers.
 """
+import contextlib
 import importlib
 import random
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 from course.evidence import plain
 
@@ -16,10 +17,13 @@ from course.evidence import plain
 @dataclass
 class Probe:
     """`cases(rng)` -> list of cases (plain data); `call(objects, case)` -> what the
-    student's code gives for one case."""
+    student's code gives for one case. `watch()`, when set, makes a context manager
+    around each call whose `used` (names) is recorded as that case's "used" evidence
+    (lab 01: the autograd functions the call used)."""
     grade_id: str
     cases: Callable
     call: Callable
+    watch: Optional[Callable] = None
 
     def draw(self, seed):
         return [list(case) for case in self.cases(random.Random(f"{self.grade_id}/{seed}"))]
@@ -28,14 +32,18 @@ class Probe:
         """Run the student's code on every case; record each result or error."""
         results = []
         for case in self.draw(seed):
+            watch = self.watch() if self.watch else contextlib.nullcontext()
             try:
-                value = self.call(objects, case)
+                with watch:
+                    value = self.call(objects, case)
                 # None itself (a missing return), told apart from a None inside a tuple
                 results.append({"not_plain": "None"} if value is None else {"value": plain(value)})
             except TypeError as error:
                 results.append({"not_plain": str(error)[:80]})
             except Exception as error:  # the student's code may raise anything
                 results.append({"error": f"{type(error).__name__}: {error}"[:300]})
+            if sorted(getattr(watch, "used", ())):
+                results[-1]["used"] = sorted(watch.used)[:10]
         return results
 
 

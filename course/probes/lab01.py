@@ -8,6 +8,7 @@ global random state is left alone).
 """
 import torch
 
+from course.lab01 import AutogradWatch
 from course.probes import Probe
 
 DTYPES = {"float16": torch.float16, "float32": torch.float32, "float64": torch.float64}
@@ -50,7 +51,8 @@ def formula_cases(rng):
 
 def formula_call(objects, case):
     seed, n, d_in, d_out, dtype = case
-    return call_formulas(objects[0], make_inputs(torch.Generator().manual_seed(seed), n, d_in, d_out, dtype))
+    with torch.no_grad():  # all of it: the AutogradWatch around it takes grad mode on as autograd
+        return call_formulas(objects[0], make_inputs(torch.Generator().manual_seed(seed), n, d_in, d_out, dtype))
 
 
 def experiment_cases(dtype):
@@ -58,12 +60,13 @@ def experiment_cases(dtype):
 
 
 def experiment_call(objects, case):
-    return [call_formulas(objects[0], inputs) for inputs in experiment_inputs(*case)]
+    with torch.no_grad():
+        return [call_formulas(objects[0], inputs) for inputs in experiment_inputs(*case)]
 
 
 # ---- grad_fn walks: small random graphs, built the same way on both sides ----
 
-STEPS = ("mul", "add", "sub", "pow", "square", "tanh", "exp", "neg", "div")
+STEPS = ("mul", "add", "sub", "pow", "square", "tanh", "exp", "neg", "div", "branch")
 
 
 def build_graph(description):
@@ -79,14 +82,18 @@ def build_graph(description):
         h = {"mul": lambda h: 0.5 * h, "add": lambda h: h + 1.0, "sub": lambda h: h - b,
              "pow": lambda h: h ** 2, "square": lambda h: h * h, "tanh": torch.tanh,
              "exp": lambda h: torch.exp(-h.abs()), "neg": lambda h: -h,
-             "div": lambda h: h / 3.0}[step](h)
+             "div": lambda h: h / 3.0,
+             # two inputs that both reach h: depth first and breadth first differ here
+             "branch": lambda h: torch.tanh(h) * (h + 1.0)}[step](h)
     loss = h.sum() if reduction == "sum" else h.mean()
     return 0.5 * loss
 
 
 def walk_cases(rng):
-    """Part C's own loss, then random chains."""
-    cases = [["sub", "pow", "sum"]]  # Part C's shape of loss; h - b reuses the leaf b
+    """Part C's own loss, two graphs where depth first, breadth first and a walk without
+    a set of seen nodes all differ, then random chains."""
+    cases = [["sub", "pow", "sum"],  # Part C's shape of loss; h - b reuses the leaf b
+             ["branch", "sum"], [rng.choice(STEPS), "branch", "square", "mean"]]
     for _ in range(5):
         cases.append([rng.choice(STEPS) for _ in range(rng.randint(0, 4))] + [rng.choice(["sum", "mean"])])
     return cases
@@ -97,10 +104,11 @@ def walk_call(objects, case):
 
 
 PROBES = {
-    "lab01-formulas": Probe("lab01-formulas", formula_cases, call=formula_call),
+    # the formula probes record whether a call used autograd in any form (AutogradWatch)
+    "lab01-formulas": Probe("lab01-formulas", formula_cases, call=formula_call, watch=AutogradWatch),
     "lab01-walk": Probe("lab01-walk", walk_cases, call=walk_call),
-    "lab01-fp32": Probe("lab01-fp32", experiment_cases("float32"), call=experiment_call),
-    "lab01-fp16": Probe("lab01-fp16", experiment_cases("float16"), call=experiment_call),
+    "lab01-fp32": Probe("lab01-fp32", experiment_cases("float32"), call=experiment_call, watch=AutogradWatch),
+    "lab01-fp16": Probe("lab01-fp16", experiment_cases("float16"), call=experiment_call, watch=AutogradWatch),
 }
 
 
@@ -123,7 +131,7 @@ def two_layer_inputs(seed, n, d_in, d_hidden, d_out):
 
 def two_layer_call(objects, case):
     with torch.no_grad():
-        return list(objects[0](*two_layer_inputs(*case)))
+        return list(objects[0](*two_layer_inputs(*case)))  # inputs made under no_grad too
 
 
 def softmax_cases(rng):
@@ -142,7 +150,7 @@ def softmax_inputs(seed, n, classes, labels):
 
 def softmax_call(objects, case):
     with torch.no_grad():
-        return objects[0](*softmax_inputs(*case))
+        return objects[0](*softmax_inputs(*case))  # inputs made under no_grad too
 
 
 def function_cases(rng):
@@ -166,7 +174,8 @@ def function_call(objects, case):
 
 
 PROBES.update({
-    "lab01-bonus-twolayer": Probe("lab01-bonus-twolayer", two_layer_cases, call=two_layer_call),
-    "lab01-bonus-softmax": Probe("lab01-bonus-softmax", softmax_cases, call=softmax_call),
+    "lab01-bonus-twolayer": Probe("lab01-bonus-twolayer", two_layer_cases, call=two_layer_call,
+                                  watch=AutogradWatch),
+    "lab01-bonus-softmax": Probe("lab01-bonus-softmax", softmax_cases, call=softmax_call, watch=AutogradWatch),
     "lab01-bonus-function": Probe("lab01-bonus-function", function_cases, call=function_call),
 })

@@ -5,14 +5,27 @@ Error of a gradient G against its reference R, as the notebook defines it:
 the worst entry's deviation in units of a typical entry's size. References are
 computed here, in the grader's process, from the same inputs the probe made:
 float64 formulas from those inputs for the formula check and the fp16 experiment,
-PyTorch autograd at fp32 for the fp32 experiment (the seed's comparison).
+PyTorch autograd at fp32 for the fp32 experiment (the original notes' comparison).
+Mistakes the lab predicts are named with course.lab01's words, as the visible tests do;
+a call that used autograd in any form (the probe's AutogradWatch evidence) fails,
+whatever it returned.
 """
 import numpy as np
 import torch
 
 from course.i18n import say
-from course.probes.lab01 import (PROBES, RUNS, SHAPE, build_graph, experiment_inputs, function_inputs,
-                                 make_inputs, softmax_inputs, two_layer_inputs)
+from course.lab01 import count_problem, gradient_problem, raised_problem, walk_message
+from course.probes.lab01 import (
+    PROBES,
+    RUNS,
+    SHAPE,
+    build_graph,
+    experiment_inputs,
+    function_inputs,
+    make_inputs,
+    softmax_inputs,
+    two_layer_inputs,
+)
 from grader.checks import Check, Verdict
 
 NAMES = ("dx", "dW", "db")
@@ -39,7 +52,7 @@ def formulas64(x, W, b, target):
 
 
 def autograd32(x, W, b, target):
-    """PyTorch's own gradients at fp32 (what the seed compares with)."""
+    """PyTorch's own gradients at fp32 (what the original notes compare with)."""
     x, W, b = (t.float().clone().requires_grad_(True) for t in (x, W, b))
     y = torch.nn.functional.linear(x, W, b)
     loss = 0.5 * ((y - target.float()) ** 2).sum()
@@ -49,27 +62,27 @@ def autograd32(x, W, b, target):
 
 def shape_problem(got, reference, dtype, lang):
     """None when `got` is three arrays of the reference's shapes in `dtype`, else the reason."""
-    if not isinstance(got, list) or len(got) != 3 or not all(isinstance(g, np.ndarray) for g in got):
-        return say("lab01_three_arrays", lang)
-    for name, g, r in zip(NAMES, got, reference):
-        if tuple(g.shape) != tuple(r.shape):
-            return say("lab01_shape", lang, name=name, got=tuple(g.shape), want=tuple(r.shape))
-        if str(g.dtype) != dtype:
-            return say("lab01_dtype", lang, name=name, got=str(g.dtype), want=dtype)
-        if not np.all(np.isfinite(g)):
-            return say("lab01_not_finite", lang, name=name)
-    return None
+    problem = count_problem(got, NAMES, lang)
+    if problem:
+        return problem
+    if not all(isinstance(g, np.ndarray) for g in got):
+        return say("lab01_arrays", lang, n=3, names=", ".join(NAMES))
+    return gradient_problem(got, [np.asarray(r) for r in reference], float("inf"), lang, dtype=dtype)
 
 
 class FormulaCheck(Check):
-    """A Check whose failures that come from calling autograd say so plainly."""
+    """A Check that fails every case whose call used autograd (the probe's "used"
+    evidence: backward, torch.autograd.grad, .grad, enable_grad...), whatever it gave."""
 
     def _judge(self, seed, results, lang, stated):
-        for result in results if isinstance(results, list) else []:
-            text = str(result.get("error", "")) + str(result.get("not_plain", "")) \
-                if isinstance(result, dict) else ""
-            if "grad" in text or "NoneType" in text:
-                return Verdict(False, say("lab01_no_autograd", lang, detail=text[:200]))
+        for case, result in zip(self.probe.draw(seed), results if isinstance(results, list) else []):
+            used = result.get("used") if isinstance(result, dict) else None
+            if used:
+                used = ", ".join(str(name)[:40] for name in used[:10]) if isinstance(used, list) else "?"
+                return Verdict(False, f"{self.describe(case)}: " + say("lab01_no_autograd", lang, used=used))
+        for case, result in zip(self.probe.draw(seed), results if isinstance(results, list) else []):
+            if isinstance(result, dict) and "error" in result:  # worded as the visible test words it
+                return Verdict(False, f"{self.describe(case)}: " + raised_problem(str(result["error"])[:300], lang))
         return super()._judge(seed, results, lang, stated)
 
 
@@ -83,11 +96,7 @@ def compare_formulas(got, want, case, lang, stated):
     problem = shape_problem(got, want, dtype, lang)
     if problem:
         return problem
-    for name, g, r in zip(NAMES, got, want):
-        e = error(g, r.numpy())
-        if e > FORMULA_TOL[dtype]:
-            return say("lab01_wrong", lang, name=name, error=e, tol=FORMULA_TOL[dtype])
-    return None
+    return gradient_problem(got, [r.numpy() for r in want], FORMULA_TOL[dtype], lang)
 
 
 def experiment_reference(case, reference):
@@ -101,7 +110,7 @@ def compare_fp32(got, want, case, lang, stated):
     for run, (g, r) in enumerate(zip(got, want)):
         problem = shape_problem(g, r, "float32", lang)
         if problem:
-            return f"run {run}: {problem}"
+            return say("lab01_run", lang, run=run, problem=problem)
         for name, gi, ri in zip(NAMES, g, r):
             e = error(gi, ri.numpy())
             if not e < threshold:
@@ -116,12 +125,14 @@ def compare_fp16(got, want, case, lang, stated):
     for run, (g, r) in enumerate(zip(got, want)):
         problem = shape_problem(g, r, "float16", lang)
         if problem:
-            return f"run {run}: {problem}"
+            return say("lab01_run", lang, run=run, problem=problem)
         for name, gi, ri in zip(NAMES, g, r):
             worst[name] = max(worst[name], error(gi, ri.numpy()))
     if max(worst.values()) > FP16_SANE:
-        return say("lab01_wrong", lang, name=max(worst, key=worst.get), error=max(worst.values()),
-                   tol=FP16_SANE)
+        for run, (g, r) in enumerate(zip(got, want)):
+            problem = gradient_problem(g, [v.numpy() for v in r], FP16_SANE, lang)
+            if problem:
+                return say("lab01_run", lang, run=run, problem=problem)
     if not max(worst.values()) > stated["threshold"]:
         return say("lab01_fp16_under", lang, threshold=stated["threshold"],
                    errors=", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
@@ -155,16 +166,53 @@ def walk_reference(node):
     return names
 
 
+def breadth_first(node):
+    """A plausible wrong answer: the nodes in breadth-first order (a queue)."""
+    names, seen, queue = [], {node}, [node]
+    while queue:
+        fn = queue.pop(0)
+        names.append(type(fn).__name__)
+        for child, _ in fn.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return names
+
+
+def without_seen(node):
+    """A plausible wrong answer: depth first, with no set of seen nodes."""
+    if node is None:
+        return []
+    return [type(node).__name__] + [name for child, _ in node.next_functions for name in without_seen(child)]
+
+
+def reversed_inputs(node):
+    """A plausible wrong answer: depth first with a stack, each node's inputs last first."""
+    names, seen, stack = [], set(), [node]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        names.append(type(fn).__name__)
+        stack.extend(child for child, _ in fn.next_functions)
+    return names
+
+
 def compare_walk(got, want, case, lang, stated):
-    if got != want:
-        return say("lab01_walk", lang, got=got, want=want)
-    return None
+    if got == want:
+        return None
+    for key, wrong in (("lab01_walk_bfs", breadth_first), ("lab01_walk_no_seen", without_seen),
+                       ("lab01_walk_reversed", reversed_inputs)):
+        if got == wrong(build_graph(case).grad_fn) != want:
+            return walk_message(got, want, say(key, lang), lang)
+    return walk_message(got, want, None, lang)
 
 
 def experiment_check(dtype, reference, compare, threshold):
     return FormulaCheck(PROBES[f"lab01-{'fp32' if dtype == 'float32' else 'fp16'}"],
                         reference=lambda case: experiment_reference(case, reference),
-                        describe=lambda case: f"linear_grads × {RUNS} runs, torch seed {case[0]}, {dtype}",
+                        describe=lambda case: f"linear_grads × {RUNS} ({dtype}, #{case[0]})",
                         stated={"threshold": threshold}, compare=compare,
                         evidence_bytes=lambda seed: experiment_bytes(dtype))
 
@@ -172,11 +220,11 @@ def experiment_check(dtype, reference, compare, threshold):
 CHECKS = {
     "lab01-formulas": FormulaCheck(
         PROBES["lab01-formulas"], reference=formula_reference,
-        describe=lambda case: f"linear_grads on x {case[1]}×{case[2]}, W {case[3]}×{case[2]}, {case[4]}",
+        describe=lambda case: f"linear_grads(x {case[1]}×{case[2]}, W {case[3]}×{case[2]}, {case[4]})",
         compare=compare_formulas),
     "lab01-walk": Check(
         PROBES["lab01-walk"], reference=lambda case: walk_reference(build_graph(case).grad_fn),
-        describe=lambda case: f"grad_fn_walk(loss of {' → '.join(['linear'] + list(case))})",
+        describe=lambda case: f"grad_fn_walk(L: {' → '.join(['linear'] + list(case))})",
         compare=compare_walk),
     "lab01-fp32": experiment_check("float32", autograd32, compare_fp32, 1e-5),
     "lab01-fp16": experiment_check("float16", formulas64, compare_fp16, 1e-3),
@@ -228,13 +276,13 @@ def bonus_check(grade_id, reference, describe, names):
 CHECKS.update({
     "lab01-bonus-twolayer": bonus_check(
         "lab01-bonus-twolayer", two_layer_reference,
-        lambda case: f"two_layer_grads on x {case[1]}×{case[2]}, hidden {case[3]}, out {case[4]}",
+        lambda case: f"two_layer_grads(x {case[1]}×{case[2]}, W1 {case[3]}×{case[2]}, W2 {case[4]}×{case[3]})",
         ("dx", "dW1", "db1", "dW2", "db2")),
     "lab01-bonus-softmax": bonus_check(
         "lab01-bonus-softmax", softmax_reference,
-        lambda case: f"cross_entropy_grad on {case[1]}×{case[2]} logits", ("dL/dy",)),
+        lambda case: f"cross_entropy_grad(logits {case[1]}×{case[2]})", ("dL/dy",)),
     "lab01-bonus-function": bonus_check(
         "lab01-bonus-function", function_reference,
-        lambda case: f"LinearByHand on x {case[1]}×{case[2]}, W {case[3]}×{case[2]}",
+        lambda case: f"LinearByHand(x {case[1]}×{case[2]}, W {case[3]}×{case[2]})",
         ("y", "dx", "dW", "db")),
 })

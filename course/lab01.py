@@ -1,0 +1,266 @@
+"""Lab 01's visible tests, and the words they share with its hidden checks.
+
+A visible test calls the student's function the way grading does (under
+`torch.no_grad()`, with `AutogradWatch` recording whether the call used autograd
+in any form), then names the mistake the lab predicts (a missing ½, a transposed
+dW, two results of three...) in the notebook's language. `gradient_problem` is
+also what the grader (grader/checks/lab01.py) words its hidden checks with, on
+the evidence the probe carried out. Nothing here knows an answer: the visible
+tests compare with autograd's own gradients, computed in the notebook.
+"""
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from course import student
+from course.i18n import say
+
+NAMES = ("dx", "dW", "db")
+# torch functions whose call means autograd was used, and how to name them to the student
+AUTOGRAD = {"backward": "backward()", "grad": "torch.autograd.grad", "requires_grad_": "requires_grad_()",
+            "retain_grad": "retain_grad()", ".grad": ".grad", "vjp": "torch.func.vjp",
+            "jacobian": "jacobian()", "vmap": "torch.func"}
+
+
+def _lang():
+    return student._state["lang"]
+
+
+def _name(func):
+    """A short name of a torch function: `backward`, `grad`, `.grad` for the attribute."""
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", "")
+    if name.endswith(("__get__", "__set__")):  # a tensor attribute, x.grad or x.T
+        return "." + getattr(getattr(func, "__self__", None), "__name__", "")
+    return name.rsplit(".", 1)[-1]
+
+
+class AutogradWatch(TorchFunctionMode):
+    """Records, in `used`, every use of autograd during calls made inside it under
+    torch.no_grad(): a backward, torch.autograd.grad, .grad, requires_grad_, and any
+    operation run with grad mode switched back on (torch.enable_grad(), which
+    torch.func's transforms use too)."""
+
+    def __init__(self):
+        super().__init__()
+        self.used = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = _name(func)
+        if name in AUTOGRAD:
+            self.used.add(AUTOGRAD[name])
+        elif torch.is_grad_enabled() and name not in ("_set_grad_enabled", "set_grad_enabled"):
+            self.used.add("enable_grad()")
+        return func(*args, **(kwargs or {}))
+
+
+def watched_call(function, *args):
+    """(value, used, error): `function(*args)` under torch.no_grad(), watched."""
+    watch = AutogradWatch()
+    value, error = None, None
+    try:
+        with torch.no_grad(), watch:
+            value = function(*args)
+    except Exception as problem:  # the student's code may raise anything
+        error = problem
+    return value, sorted(watch.used), error
+
+
+def exercise(number, name, lang=None):
+    return say("lab01_exercise", lang or _lang(), number=number, name=name)
+
+
+# ---- the words shared with the grader ----
+
+def error(got, reference):
+    """max|G - R| / rms(R), in float64 (numpy arrays)."""
+    got, reference = np.asarray(got, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    scale = np.sqrt(np.mean(reference ** 2)) if reference.size else 0.0
+    return float(np.max(np.abs(got - reference)) / scale) if scale > 0 else float(np.max(np.abs(got), initial=0))
+
+
+def gradient_problem(got, want, tol, lang, names=NAMES, dtype=None):
+    """Why `got` (numpy arrays) are not the gradients `want` (numpy arrays), naming the
+    predicted mistakes, or None. `dtype`: the dtype every result must have."""
+    for name, g, w in zip(names, got, want):
+        if tuple(g.shape) != tuple(w.shape):
+            if g.ndim == 2 and tuple(g.shape) == tuple(w.T.shape):
+                return say("lab01_transposed", lang, name=name, got=tuple(g.shape), want=tuple(w.shape))
+            return say("lab01_shape", lang, name=name, got=tuple(g.shape), want=tuple(w.shape)) \
+                + say("lab01_shapes_hint", lang)
+        if dtype is not None and str(g.dtype) != dtype:
+            return say("lab01_dtype", lang, name=name, got=str(g.dtype), want=dtype)
+        if not np.all(np.isfinite(g)):
+            return say("lab01_not_finite", lang, name=name)
+    for name, g, w in zip(names, got, want):
+        e = error(g, w)
+        if e <= tol:
+            continue
+        w = np.asarray(w, dtype=np.float64)
+        candidates = [("lab01_doubled", 2 * w), ("lab01_halved", w / 2), ("lab01_negated", -w)]
+        if w.ndim == 2 and w.shape[0] == w.shape[1]:
+            candidates.append(("lab01_transposed_square", w.T))
+        for key, wrong in candidates:
+            if error(g, wrong) <= max(tol, 1e-2):
+                return say(key, lang, name=name)
+        return say("lab01_wrong", lang, name=name, error=e, tol=tol)
+    return None
+
+
+def raised_problem(text, lang):
+    """What an exception's text `text` tells the student: for a product whose shapes do
+    not fit (`dy @ W.T`, `W @ dy`...), the two shapes and how to choose the product."""
+    shapes = re.search(r"\((\d+x\d+) and (\d+x\d+)\)", text)
+    if "shapes cannot be multiplied" in text and shapes:
+        return say("lab01_shapes_error", lang, left=shapes.group(1), right=shapes.group(2)) \
+            + say("lab01_shapes_hint", lang)
+    return say("lab01_raised", lang, error=text[:300])
+
+
+def walk_message(got, want, mistake, lang):
+    """The failed walk, the predicted mistake (when one matched) first: Validate shows only
+    a message's first 80 characters."""
+    message = say("lab01_walk", lang, got=got, want=want)
+    return f"{mistake}. {message[0].upper()}{message[1:]}" if mistake else message
+
+
+def count_problem(got, names, lang):
+    """Why `got` is not a tuple of len(names) results, or None."""
+    if isinstance(got, (tuple, list)) and len(got) == len(names):
+        return None
+    if not isinstance(got, (tuple, list)):
+        return say("lab01_kind", lang, kind=type(got).__name__, n=len(names), names=", ".join(names))
+    return say("lab01_count", lang, got=len(got), n=len(names), names=", ".join(names))
+
+
+# ---- visible tests ----
+
+def _fail(number, name, problem):
+    raise student.TestFailed(f"{exercise(number, name)}: {problem}")
+
+
+def linear_grads_problem(linear_grads, inputs, reference, tol=1e-5):
+    """Why linear_grads(*inputs) is not `reference` (autograd's dx, dW, db), or None.
+    Raises NotImplementedError when the exercise is still blank."""
+    lang = _lang()
+    value, used, raised = watched_call(linear_grads, *(v.detach() for v in inputs))
+    if used:
+        return say("lab01_no_autograd", lang, used=", ".join(used))
+    if isinstance(raised, NotImplementedError):
+        raise raised
+    if raised is not None:
+        return raised_problem(f"{type(raised).__name__}: {raised}", lang)
+    if value is None:
+        return say("lab01_returned_none", lang, want="(dx, dW, db)")
+    problem = count_problem(value, NAMES, lang)
+    if problem:
+        return problem
+    for name, g, r in zip(NAMES, value, reference):
+        if g is None:
+            return say("lab01_none_grad", lang, name=name)
+        if not isinstance(g, torch.Tensor):
+            return say("lab01_not_tensor", lang, name=name, kind=type(g).__name__)
+        if g.device != r.device:
+            return say("lab01_device", lang, name=name, got=g.device, want=r.device)
+    got = [g.detach().cpu().numpy() for g in value]
+    want = [r.detach().cpu().numpy() for r in reference]
+    return gradient_problem(got, want, tol, lang, dtype=str(want[0].dtype))
+
+
+def expect_gradients(linear_grads, inputs, reference, tol=1e-5):
+    """Exercise 1's visible test: one line when it passes, one message naming the mistake when not."""
+    try:
+        problem = linear_grads_problem(linear_grads, inputs, reference, tol)
+    except NotImplementedError:
+        raise student.TestFailed(say("lab01_not_done", _lang(), exercise=exercise(1, "linear_grads"))) from None
+    if problem:
+        _fail(1, "linear_grads", problem)
+    with torch.no_grad():
+        value = linear_grads(*(v.detach() for v in inputs))
+    worst = max(error(g.cpu().numpy(), r.detach().cpu().numpy()) for g, r in zip(value, reference))
+    shapes = {n: tuple(g.shape) for n, g in zip(NAMES, value)}
+    print(say("lab01_passed_grads", _lang(), exercise=exercise(1, "linear_grads"), error=worst, **shapes))
+
+
+def expect_walk(grad_fn_walk, graphs):
+    """Exercise 2's visible test. `graphs`: (loss, expected names, {message key: a wrong
+    order the lab predicts}) for each graph."""
+    lang = _lang()
+    for loss, want, mistakes in graphs:
+        try:
+            got = grad_fn_walk(loss)
+        except NotImplementedError:
+            raise student.TestFailed(say("lab01_not_done", lang, exercise=exercise(2, "grad_fn_walk"))) from None
+        except Exception as raised:  # the student's code may raise anything
+            _fail(2, "grad_fn_walk", say("lab01_raised", lang, error=f"{type(raised).__name__}: {raised}"[:300]))
+        if got is None:
+            _fail(2, "grad_fn_walk", say("lab01_returned_none", lang, want="[...]"))
+        got = list(got) if isinstance(got, (list, tuple)) else got
+        if got != want:
+            named = [say(key, lang) for key, wrong in mistakes.items() if got == wrong]
+            _fail(2, "grad_fn_walk", walk_message(got, want, named[0] if named else None, lang))
+    print(say("lab01_passed_walk", lang, exercise=exercise(2, "grad_fn_walk"), n=len(graphs)))
+
+
+def require_gradients(linear_grads, inputs, tol=1e-5):
+    """Fail, naming Exercise 1, when linear_grads is blank or does not pass its own test
+    on `inputs` (x, W, b, target), within `tol` of autograd in the inputs' dtype: the
+    experiments after it would only repeat its mistake."""
+    leaves = [v.detach().clone().requires_grad_(True) for v in inputs[:3]]
+    (0.5 * ((torch.nn.functional.linear(*leaves) - inputs[3]) ** 2).sum()).backward()
+    try:
+        problem = linear_grads_problem(linear_grads, inputs, [v.grad for v in leaves], tol)
+    except NotImplementedError:
+        problem = say("lab01_not_done_short", _lang())
+    if problem:
+        raise student.TestFailed(say("lab01_needs", _lang(), exercise=exercise(1, "linear_grads"),
+                                     problem=problem))
+
+
+def measured(namespace, variable, part):
+    """namespace[variable], or a failure saying which Part's cells to run first."""
+    if variable not in namespace:
+        raise student.TestFailed(say("lab01_run_first", _lang(), part=part, variable=variable))
+    return namespace[variable]
+
+
+def bonus_attempted(function, args, number):
+    """Whether a bonus exercise was attempted: a blank one (or None: a blank class
+    fails where it is defined) prints a one-line note."""
+    if function is None:
+        print(say("lab01_bonus_skipped", _lang(), number=number))
+        return False
+    try:
+        with torch.no_grad():
+            function(*args)
+    except NotImplementedError:
+        print(say("lab01_bonus_skipped", _lang(), number=number))
+        return False
+    except Exception:  # attempted: its test says what is wrong
+        pass
+    return True
+
+
+def passed_bonus(number):
+    print(say("lab01_passed_bonus", _lang(), number=number))
+
+
+# ---- the report ----
+
+def written_paragraph(grade_id, folder="."):
+    """The text of the answer cell `grade_id` in the saved notebook in `folder`, or None
+    when it is blank (the stub) or no saved notebook holds it."""
+    stubs = {say("text_stub", lang) for lang in ("en", "es")}
+    for path in sorted(Path(folder).glob("*.ipynb"), key=lambda p: p.name != "lab01.ipynb"):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for cell in cells:
+            if isinstance(cell, dict) and cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+                text = "".join(cell.get("source", ""))
+                return None if not text.strip() or text.strip() in stubs else text.strip()
+    return None
