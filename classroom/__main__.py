@@ -2,12 +2,14 @@
 
     python -m classroom start ROSTER.csv [--prefix P] [--exchange DIR] [--state DIR]
                                          [--ip IP] [--port N] [--units theory03,lab01,lab03]
+                                         [--hub-config EXTRA.py]
     python -m classroom stop [--state DIR]
 
 `start` makes one system user per roster row (login: PREFIX-ID), each person's password
 (STATE/passwords.csv, readable by root only), the exchange (default /srv/nbgrader/exchange),
 the instructor's course folder, releases every assignment in its language's course, and starts
-JupyterHub on IP:PORT (default 127.0.0.1 and a free port), printing its URL.
+JupyterHub on IP:PORT (default 127.0.0.1 and a free port), printing its URL. EXTRA.py is
+JupyterHub configuration read after the classroom's (TLS, another authenticator: docs/en/classroom.md).
 `stop` stops the hub, the proxy and every server by PID, and removes the users `start` made
 with their homes, and the exchange's course folders (a demo: keep nothing you need there).
 """
@@ -54,6 +56,7 @@ def start(arguments):
     if taken:
         raise SystemExit(f"these users exist already: {', '.join(taken)}; choose another --prefix "
                          "(the classroom only removes users it made)")
+    warn_if_readable()
     state_folder.mkdir(parents=True, exist_ok=True)
     state_folder.chmod(0o700)
     exchange = Path(arguments.exchange).resolve()
@@ -62,7 +65,8 @@ def start(arguments):
              "proxy_api_port": free_port(), "proxy": proxy, "python": sys.executable,
              "exchange": str(exchange), "exchange_made": not exchange.exists(),
              "people": [{"login": p.login, "language": p.language, "role": p.role} for p in people],
-             "made_users": [], "hub_pid": None}
+             "made_users": [], "hub_pid": None,
+             "hub_config": str(Path(arguments.hub_config).resolve()) if arguments.hub_config else None}
     save(state_folder, state)
     try:
         homes = {}
@@ -94,6 +98,16 @@ def start(arguments):
           f"  exchange: {exchange}\n"
           f"  stop: python -m classroom stop --state {state_folder}")
     return url
+
+
+def warn_if_readable():
+    """Students run the course's Python from this checkout; if every account can read it,
+    they can read source/ (the solutions) and grader/ (the references) too."""
+    if any((course.ROOT / name).stat().st_mode & 0o004 for name in ("source", "grader")):
+        print(f"warning: {course.ROOT} is readable by every account on this machine, so students can "
+              "read source/ (the solutions) and grader/ (the references): fine for a demo; for a "
+              "class, install the course where only root and instructors read it, or give students "
+              "the handout image (deploy/Dockerfile)", file=sys.stderr)
 
 
 def write_passwords(state_folder, people, passwords):
@@ -144,6 +158,7 @@ def main(argv=None):
     begin.add_argument("--ip", default="127.0.0.1")
     begin.add_argument("--port", type=int, default=0, help="default: a free port")
     begin.add_argument("--units", default="", help="comma-separated units (default: all)")
+    begin.add_argument("--hub-config", default="", help="JupyterHub settings read after the classroom's")
     end = commands.add_parser("stop", help="stop the class and remove the users it made")
     end.add_argument("--state", default="classroom-state")
     arguments = parser.parse_args(argv)

@@ -97,6 +97,11 @@ def write_settings(person, home, exchange, course_id, course_dir=None):
             indent=1)
     else:
         nbgrader.append(f"c.CourseDirectory.root = {str(course_dir)!r}")
+        # JupyterHub's servers forbid every frame (frame-ancestors 'none') unless told
+        # otherwise, and JupyterLab shows formgrader in a frame of the same server
+        files[".jupyter/jupyter_server_config.json"] = json.dumps(
+            {"ServerApp": {"tornado_settings": {"headers": {
+                "Content-Security-Policy": "frame-ancestors 'self'"}}}}, indent=1)
     files[".jupyter/nbgrader_config.py"] = "c = get_config()  # noqa: F821\n" + "\n".join(nbgrader) + "\n"
     for relative, text in files.items():
         write_as(person.login, home / relative, text)

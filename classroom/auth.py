@@ -31,9 +31,12 @@ class RosterAuthenticator(Authenticator):
 
     hashes_file = Unicode(help="JSON file: login name -> salted password hash").tag(config=True)
 
+    def stored_hash(self, login):
+        with open(self.hashes_file, encoding="utf-8") as handle:  # a small file, read at each login
+            return json.load(handle).get(login)
+
     async def authenticate(self, handler, data):
-        with open(self.hashes_file, encoding="utf-8") as handle:
-            stored = json.load(handle).get(data.get("username", ""))
+        stored = self.stored_hash(data.get("username", ""))
         if stored and matches(data.get("password", ""), stored):
             return data["username"]
         return None

@@ -56,8 +56,11 @@ def start(state_folder, log_to):
     state_folder = Path(state_folder)
     state = json.loads((state_folder / STATE_FILE).read_text(encoding="utf-8"))
     config = state_folder / "jupyterhub_config.py"
+    extra = (f"load_subconfig({state['hub_config']!r})  # noqa: F821 (your settings, read last)\n"
+             if state.get("hub_config") else "")
     config.write_text("from classroom.hub import configure\n\n"
-                      f"configure(get_config(), {str(state_folder)!r})  # noqa: F821\n", encoding="utf-8")
+                      f"configure(get_config(), {str(state_folder)!r})  # noqa: F821\n" + extra,
+                      encoding="utf-8")
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
            "HOME": os.environ.get("HOME", "/root")}
     with open(log_to, "ab") as log:
