@@ -185,6 +185,15 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             run_as(teacher, course, "nbgrader", "release_feedback", assignment,
                    f"--course=autograd-by-hand-{lang}")
         print(f"collect, grade, feedback for both languages: {time.monotonic() - started:.0f} s")
+        planted = course / "submitted" / people["es"]["login"] / "theory03-es" / "leak.db"
+        try:
+            import grader.intake  # noqa: F401 (the trust-boundary defences: SafeCollect)
+        except ImportError:
+            print("NOT DEFENDED on this branch (no grader/intake.py): collect followed the planted "
+                  f"link: {planted.exists()}")
+        else:
+            assert not planted.exists() and not planted.is_symlink()
+            print("collect left the planted link to the gradebook behind")
         graded = (course / "autograded" / people["es"]["login"] / "theory03-es" / "theory03.ipynb").read_text()
         assert "ENVIRONMENT" in graded and "PATH" in graded  # the student's print ran while grading
         assert MARKER not in graded and "JUPYTERHUB" not in graded
@@ -199,6 +208,7 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
 
         for lang in ("es", "en"):
             page = pages[lang]
+            assignment_list(page)  # the panel again, in front
             page.click("#refresh_assignments_list")
             page.wait_for_selector("#submitted_assignments_list button:has-text('Fetch Feedback')", timeout=60_000)
             page.click("#submitted_assignments_list button:has-text('Fetch Feedback')")
@@ -240,6 +250,13 @@ def probe(page, shots, people, exchange):
             "        seen[what] = 'READ ' + str(os.listdir(path) if os.path.isdir(path) else open(path, 'rb').read(40))\n"
             "    except OSError as error:\n"
             "        seen[what] = 'REFUSED ' + type(error).__name__\n"
+            # and a link to the gradebook planted in her own submission, whose folder she
+            # learns by submitting again from her kernel: collect must not follow it
+            "import re, subprocess\n"
+            "said = subprocess.run(['nbgrader', 'submit', 'theory03-es', '--course=autograd-by-hand-es'],\n"
+            "                      capture_output=True, text=True, cwd=os.path.expanduser('~'))\n"
+            "mine = re.search(r'Destination: (\\S+)', said.stdout + said.stderr).group(1)\n"
+            f"os.symlink({targets['the gradebook']!r}, os.path.join(mine, 'leak.db'))\n"
             "print('PROBE' + json.dumps(seen))\n")
     page.click("#jp-MainMenu .lm-MenuBar-item:has-text('Archivo')")
     page.click(".lm-Menu-item:has-text('Nuevo')")
