@@ -41,13 +41,13 @@ def save(state_folder, state):
 def start(arguments):
     if os.geteuid() != 0:
         raise SystemExit("classroom start makes system users and switches to them: run it as root")
-    proxy = hub.find_proxy()
-    if proxy is None:
-        raise SystemExit("configurable-http-proxy is missing: npm install -g configurable-http-proxy@5.3.0")
     try:
         people = roster.read(arguments.roster, arguments.prefix)
     except (OSError, roster.RosterError) as error:
         raise SystemExit(f"roster: {error}") from None
+    proxy = hub.find_proxy()
+    if proxy is None:
+        raise SystemExit("configurable-http-proxy is missing: npm install -g configurable-http-proxy@5.3.0")
     state_folder = Path(arguments.state).resolve()
     if (state_folder / hub.STATE_FILE).exists():
         raise SystemExit(f"{state_folder} holds a classroom already: `python -m classroom stop "

@@ -77,18 +77,20 @@ def classroom(tmp_path_factory):
         shared.rmdir()
 
 
-def memory_mb(login):
-    """Proportional set size (MB) of every process of `login`: their server and its kernels."""
+def memory_mb(login, kind="Pss"):
+    """Memory (MB) of every process of `login`, their server and its kernels: `Pss` shares each
+    library page among the processes that map it (this machine's cost of one more student);
+    `Rss` counts it whole in each (closer to a pod of their own, where nothing is shared)."""
     uid = pwd.getpwnam(login).pw_uid
     total = 0
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and entry.stat().st_uid == uid:
                 rollup = (entry / "smaps_rollup").read_text()
-                total += int(re.search(r"^Pss:\s+(\d+) kB", rollup, re.MULTILINE).group(1))
+                total += int(re.search(rf"^{kind}:\s+(\d+) kB", rollup, re.MULTILINE).group(1))
         except (OSError, AttributeError):
             pass
-    return total / 1024
+    return round(total / 1024)
 
 
 def log_in(context, url, person, shots, lang):
@@ -132,7 +134,8 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
             page, seconds = log_in(context, url, person, shots, lang)
             time.sleep(2)
-            figures[lang] = {"start_s": seconds, "server_mb": memory_mb(person["login"])}
+            figures[lang] = {"start_s": round(seconds, 1), "server_mb": memory_mb(person["login"]),
+                             "server_rss_mb": memory_mb(person["login"], "Rss")}
             assignment_list(page)
             released = page.locator("#released_assignments_list .item_name").all_text_contents()
             shoot(page, shots, f"{lang}-2-assignments")
@@ -146,6 +149,7 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
             run_all(page)  # stops at the first stub; the setup cell has imported torch
             figures[lang]["with_kernel_mb"] = memory_mb(person["login"])
+            figures[lang]["with_kernel_rss_mb"] = memory_mb(person["login"], "Rss")
             type_into(page, GRADIENTS_CELL, ANSWERS[lang])
             page.keyboard.press("Shift+Enter")
             cells(page).nth(GRADIENTS_CELL).scroll_into_view_if_needed()
