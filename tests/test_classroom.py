@@ -259,9 +259,10 @@ def probe(page, shots, people, exchange):
             "import re, subprocess\n"
             "said = subprocess.run(['nbgrader', 'submit', 'theory03-es', '--course=autograd-by-hand-es'],\n"
             "                      capture_output=True, text=True, cwd=os.path.expanduser('~'))\n"
-            "mine = re.search(r'Destination: (\\S+)', said.stdout + said.stderr).group(1)\n"
+            "mine = re.search(r'Destination: (.+)', said.stdout + said.stderr).group(1).strip()\n"
             f"os.symlink({targets['the gradebook']!r}, os.path.join(mine, 'leak.db'))\n"
             "print('PROBE' + json.dumps(seen))\n")
+    page.click(".jp-BreadCrumbs-home")  # the new notebook in her home, not in the assignment
     page.click("#jp-MainMenu .lm-MenuBar-item:has-text('Archivo')")
     page.click(".lm-Menu-item:has-text('Nuevo')")
     page.click(".lm-Menu-item[data-command='notebook:create-new']")
@@ -273,7 +274,8 @@ def probe(page, shots, people, exchange):
     from test_browser import type_into
     type_into(page, 0, code)
     page.keyboard.press("Shift+Enter")
-    output = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output:has-text('PROBE')")
+    output = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) "
+                          ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']:has-text('PROBE{')")
     output.wait_for(timeout=120_000)
     shoot(page, shots, "es-probe-refused")
     return json.loads(output.text_content().split("PROBE", 1)[1])
