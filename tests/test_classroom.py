@@ -276,6 +276,11 @@ def probe(page, shots, people, exchange):
     page.keyboard.press("Shift+Enter")
     output = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) "
                           ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']:has-text('PROBE{')")
-    output.wait_for(timeout=120_000)
+    try:
+        output.wait_for(timeout=120_000)
+    except playwright.Error:
+        shoot(page, shots, "es-probe-failed")
+        raise AssertionError("the probe printed nothing; its cell said: "
+                             f"{page.locator('.jp-OutputArea-output').all_text_contents()}") from None
     shoot(page, shots, "es-probe-refused")
     return json.loads(output.text_content().split("PROBE", 1)[1])
