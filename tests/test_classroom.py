@@ -271,9 +271,19 @@ def probe(page, shots, people, exchange):
         page.click(".jp-Dialog .jp-mod-accept", timeout=15_000)  # the kernel chooser: Python 3
     except playwright.Error:
         pass  # no chooser: the default kernel started
-    from test_browser import type_into
+    from test_browser import cells, type_into
+    page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator"
+                           "[data-status=idle]", timeout=90_000)
     type_into(page, 0, code)
     page.keyboard.press("Shift+Enter")
+    for _ in range(3):  # a cell run before the new kernel is ready stays unrun: run it again
+        time.sleep(10)
+        prompt = cells(page).nth(0).locator(".jp-InputPrompt").text_content()
+        if "[ ]" not in prompt:
+            break
+        print("the probe cell had not run: running it again")
+        cells(page).nth(0).locator(".jp-InputPrompt").click()
+        page.keyboard.press("Shift+Enter")
     output = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) "
                           ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']:has-text('PROBE{')")
     try:
