@@ -4,8 +4,9 @@ hub's login page in Debian's Chromium, fetches theory03 from nbgrader's Assignme
 answers gradients() (Spanish: the predictable mistake, English: right), validates and submits;
 the instructor collects and grades with `python -m grader grade`, generates and releases
 feedback; each student fetches it and reads their score and a reason in their language. A
-student cannot read the other's work, the instructor's course or the exchange's submissions,
-and the hub's tokens never reach a graded kernel. Screenshots of each step go to the test's
+student cannot read the other's work, the instructor's course or the exchange's submissions;
+a link to the gradebook planted in a submission is left behind by `collect` (with the
+trust-boundary defences, grader/intake.py); the hub's tokens never reach a graded kernel. Screenshots of each step go to the test's
 tmp folder (paths printed). Measures each student's server memory and start-up time."""
 import csv
 import json
@@ -227,6 +228,8 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             score = re.search(r"Score: (\S+) / (\S+)", text) or re.search(r"(\d+(?:\.\d+)?) / (\d+(?:\.\d+)?)", text)
             print(lang, "feedback score:", score.group(0) if score else None)
             assert REASON[lang] in text
+            page.locator(f"text={REASON[lang]}").first.scroll_into_view_if_needed()
+            shoot(page, shots, f"{lang}-9-feedback-reason")
             other = "es" if lang == "en" else "en"
             assert REASON[other] not in text
         browser.close()
