@@ -3,6 +3,8 @@
     python -m authoring build           # write source/ (executed, outputs stored) and release/
     python -m authoring build --force   # the same, even over notebooks a person edited
     python -m authoring check           # fail if source/ or release/ is stale, or EN and ES differ
+    python -m authoring site            # the course website, both languages, in _site/ (authoring/site.py)
+    python -m authoring site --out DIR  # the same, written to DIR (-v: Sphinx says what it does)
 
 Every notebook the build writes carries a digest of its cells. A notebook whose
 cells no longer match it was edited by a person (a student working in release/,
@@ -112,13 +114,21 @@ def build(root=ROOT, run=True, force=False):
                 drop_large_evidence(execute(nb, folder))
             write_signed(nb, folder / f"{unit}.ipynb")
             generate_release(assignment(unit, lang), root)
+            # the release is left exactly as `nbgrader generate_assignment` writes it (the
+            # instructor runs that command too: it must change nothing), so its digest
+            # travels in the source's metadata, which generate_assignment copies
             release = root / "release" / assignment(unit, lang) / f"{unit}.ipynb"
-            write_signed(nbformat.read(release, 4), release)
+            nb.metadata["course"][RELEASE_DIGEST] = cells_digest(nbformat.read(release, 4))
+            write_signed(nb, folder / f"{unit}.ipynb")
+            generate_release(assignment(unit, lang), root)
 
 
 EDITED_HELP = ("Students: your work belongs in my-work/ (`python -m course start ASSIGNMENT`); "
                "move it there first. Authors: edit notebooks/<unit>.md, not the generated "
                "notebooks. `python -m authoring build --force` overwrites them anyway.")
+
+
+RELEASE_DIGEST = "release_digest"  # in a source notebook: the digest of its release's cells
 
 
 def cells_digest(nb):
@@ -138,9 +148,10 @@ def edited_files(root=ROOT):
     as they are: notebooks whose cells changed, files a person added to release/."""
     edited = []
     for path in sorted(root.glob("source/*/*.ipynb")) + sorted(root.glob("release/*/*.ipynb")):
+        key = RELEASE_DIGEST if path.parts[-3] == "release" else "digest"
         try:
             nb = json.loads(path.read_text(encoding="utf-8"))
-            intact = nb["metadata"]["course"]["digest"] == cells_digest(nb)
+            intact = nb["metadata"]["course"][key] == cells_digest(nb)
         except (ValueError, KeyError, TypeError):
             intact = False
         if not intact:
@@ -194,5 +205,8 @@ def main(argv=None):
         if stale:
             raise SystemExit("stale, run `python -m authoring build`:\n  " + "\n  ".join(stale))
         print("source/ and release/ match the masters; English and Spanish match")
+    elif command == "site":
+        from authoring.site import main as site
+        site(argv[1:])
     else:
         raise SystemExit(__doc__)

@@ -3,14 +3,63 @@
 LANGUAGES = ("en", "es")
 
 MESSAGES = {
+    # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----
+    "lab03_case": {
+        "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
+              " eps={eps}, atol={atol}, rtol={rtol}{extra}",
+        "es": "gradcheck con una expresión sorteada al corregir, entradas ({point}),"
+              " eps={eps}, atol={atol}, rtol={rtol}{extra}",
+    },
+    "lab03_case_stale": {
+        "en": ", every .grad at {stale} beforehand",
+        "es": ", con todos los .grad a {stale} de antes",
+    },
+    "lab03_case_unused": {
+        "en": ", the last input unused",
+        "es": ", la última entrada sin usar",
+    },
+    "lab03_got_true": {"en": "it returned True", "es": "devolvió True"},
+    "lab03_got_returned": {"en": "it returned {value}", "es": "devolvió {value}"},
+    "lab03_got_raised": {"en": "it raised {error}: {message!r}", "es": "lanzó {error}: {message!r}"},
+    "lab03_must_pass": {
+        "en": "{got}; the expression's backward is right, so gradcheck must return True",
+        "es": "{got}; el backward de la expresión es correcto, así que gradcheck debe devolver True",
+    },
+    "lab03_tight": {
+        "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
+        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es bastante precisa)",
+    },
+    "lab03_must_raise": {
+        "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
+              " AssertionError with a message that names input index {index}",
+        "es": "{got}; el backward está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
+              " AssertionError con un mensaje que diga el índice {index}",
+    },
+    "lab03_not_strict": {
+        "en": "mypy --strict finds {n} problem(s) in gradcheck's type annotations; the first: {first}",
+        "es": "mypy --strict encuentra {n} problema(s) en las anotaciones de tipo de gradcheck; el primero"
+              " (en inglés, como lo dice mypy): {first}",
+    },
+    "lab03_battery": {"en": "your battery (EXPRESSIONS and MORE_EXPRESSIONS)",
+                      "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
+    "lab03_battery_wrong": {
+        "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
+        "es": "gradcheck falla con {names} usando el motor de minigrad, cuyo backward es correcto",
+    },
+    "lab03_battery_reason": {
+        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason): {names}",
+        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason): {names}",
+    },
+    "lab03_battery_missed": {
+        "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
+        "es": "deja pasar {n} de los {total} errores del backward que una comprobación de gradientes puede"
+              " detectar, por ejemplo: {bugs}",
+    },
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
     },
-    "lab03_unannotated": {
-        "en": "gradcheck needs type annotations on every parameter and on its return value",
-        "es": "gradcheck necesita anotaciones de tipo en cada parámetro y en su valor de retorno",
-    },
+    # ---- end of lab 03 ----
     "returned": {
         "en": "{what} returned {got}, expected {want}",
         "es": "{what} devolvió {got}, se esperaba {want}",
@@ -86,8 +135,8 @@ MESSAGES = {
         "es": "esta celda calificada falta en la entrega",
     },
     "not_graded": {
-        "en": "not graded: nbgrader could not process this submission (see its log)",
-        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro)",
+        "en": "not graded: nbgrader could not process this submission (see its log: {log})",
+        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro: {log})",
     },
     "missing_cells": {
         "en": "**Graded cells missing from this submission (0 points each):** {ids}",
@@ -200,16 +249,118 @@ MESSAGES = {
         "es": "Tu copia está en {folder}: trabaja ahí. Nada de lo que haga el curso la modifica.",
     },
     "start_exists": {
-        "en": "{folder} already exists and holds your work: it was not touched. Open it with "
-              "`python -m course lab en`. To start over, rename or delete that folder first.",
-        "es": "{folder} ya existe y contiene tu trabajo: no se ha tocado. Ábrelo con "
-              "`python -m course lab es`. Para empezar de cero, renombra o borra antes esa carpeta.",
+        "en": "{folder} already exists but holds no {notebook}: it was not touched. Open it with "
+              "`python -m course lab en`; to start over, rename that folder first (your files stay in it).",
+        "es": "{folder} ya existe pero no contiene {notebook}: no se ha tocado. Ábrela con "
+              "`python -m course lab es`; para empezar de cero, renombra antes esa carpeta (tus archivos "
+              "siguen en ella).",
     },
     "start_unknown": {
         "en": "there is no assignment {assignment} in release/ (run this in the course folder); "
               "assignments: {known}",
         "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
               "tareas: {known}",
+    },
+    # ---- student's first hour: errors a student predictably causes (course.student.hint,
+    #      course.student.explain), Validate (course.validate), start/lab/submit (course.start,
+    #      course.submit) ----
+    "first_hour_name": {
+        "en": "`{name}` is not defined yet: run the cells above this one first "
+              "(Run ▸ Run All Above Selected Cell); if an exercise defines it, do that exercise first",
+        "es": "`{name}` aún no está definido: ejecuta antes las celdas de arriba "
+              "(Ejecutar ▸ Ejecutar todo por encima de la celda seleccionada); si lo define un ejercicio, "
+              "haz antes ese ejercicio",
+    },
+    "first_hour_name_in_function": {
+        "en": "`{name}` is not defined (in {function}()): a typo, or a name from a cell you have not run yet?",
+        "es": "`{name}` no está definido (en {function}()): ¿una errata, o un nombre de una celda que aún no "
+              "has ejecutado?",
+    },
+    "first_hour_stub": {
+        "en": "this exercise is not done yet: {function}() still says \"{stub}\". Write it in its cell, "
+              "run that cell, then this one",
+        "es": "este ejercicio aún no está hecho: {function}() todavía dice \"{stub}\". Escríbela en su "
+              "celda, ejecuta esa celda y después esta",
+    },
+    "first_hour_stub_cell": {
+        "en": "this cell is not done yet: it still says \"{stub}\". Write your code in place of that line",
+        "es": "esta celda aún no está hecha: todavía dice \"{stub}\". Escribe tu código en lugar de esa línea",
+    },
+    "start_again": {
+        "en": "{folder} already holds your work: it is opened as it is, nothing copied over it.",
+        "es": "{folder} ya contiene tu trabajo: se abre tal cual, sin copiar nada encima.",
+    },
+    "lab_root": {
+        "en": "You are root: JupyterLab refuses to run as root unless told to, so --allow-root is added "
+              "(better: work as an ordinary user).",
+        "es": "Eres root: JupyterLab no se ejecuta como root si no se le indica, así que se añade "
+              "--allow-root (mejor: trabaja como usuario normal).",
+    },
+    "validate_first": {
+        "en": "{title} — do this one first",
+        "es": "{title} — haz primero este",
+    },
+    "validate_renamed_title": {
+        "en": "{name}: not the assignment's notebook",
+        "es": "{name}: no es el cuaderno de la tarea",
+    },
+    "validate_renamed": {
+        "en": "only {folder}/{name} is handed in and graded: work and validate in that file "
+              "(rename this one back to {name} if it holds your work)",
+        "es": "solo se entrega y se califica {folder}/{name}: trabaja y valida en ese archivo "
+              "(si este contiene tu trabajo, devuélvele el nombre {name})",
+    },
+    "validate_missing": {
+        "en": "this graded cell is missing: it is worth 0 points if it stays missing. Put it back: "
+              "copy it from {release} and paste it here in its place",
+        "es": "falta esta celda calificada: vale 0 puntos si sigue faltando. Vuelve a ponerla: "
+              "cópiala de {release} y pégala aquí en su sitio",
+    },
+    "validate_altered": {
+        "en": "this graded cell was changed: grading puts the original back, so your change counts "
+              "for nothing. Undo it (the original is in {release})",
+        "es": "esta celda calificada se ha modificado: al corregir se repone la original, así que tu "
+              "cambio no cuenta. Deshazlo (la original está en {release})",
+    },
+    "validate_partial": {
+        "en": "passed some but not all of its checks",
+        "es": "superó algunas de sus comprobaciones, pero no todas",
+    },
+    "submit_nothing": {
+        "en": "there is no {notebook} to hand in: start the assignment with `python -m course start {assignment}`",
+        "es": "no hay ningún {notebook} que entregar: empieza la tarea con `python -m course start {assignment}`",
+    },
+    "submit_checking": {
+        "en": "Checking {notebook} as Validate does (its visible tests and its graded cells)…",
+        "es": "Comprobando {notebook} como hace Validate (sus tests visibles y sus celdas calificadas)…",
+    },
+    "submit_passed": {
+        "en": "✔ Every visible test passes and every graded cell is in place.",
+        "es": "✔ Pasan todos los tests visibles y todas las celdas calificadas están en su sitio.",
+    },
+    "submit_failed": {
+        "en": "✘ {n} problem(s) above: you can still hand this in, but fix them first if you have time "
+              "(then run this command again).",
+        "es": "✘ {n} problema(s) arriba: puedes entregarlo igualmente, pero si te da tiempo corrígelos antes "
+              "(y vuelve a ejecutar esta orden).",
+    },
+    "submit_written": {
+        "en": "File to hand in: {file}. Upload it, as it is, to the assignment in your course's LMS "
+              "(Moodle, Canvas). Keep its name {name}: it tells the grader which assignment it is.",
+        "es": "Archivo para entregar: {file}. Súbelo tal cual a la tarea en la plataforma de tu curso "
+              "(Moodle, Canvas). No le cambies el nombre, {name}: le dice al corrector de qué tarea es.",
+    },
+    "first_hour_count": {
+        "en": "{n} values where {m} are expected",
+        "es": "{n} valores donde se esperan {m}",
+    },
+    "first_hour_one_for_many": {
+        "en": "one value where a tuple of {m} is expected",
+        "es": "un solo valor donde se espera una tupla de {m}",
+    },
+    "first_hour_many_for_one": {
+        "en": "{n} values where one number is expected",
+        "es": "{n} valores donde se espera un solo número",
     },
     "cohort_title": {
         "en": "Cohort report: {assignment}",
@@ -240,6 +391,78 @@ MESSAGES = {
         "en": "Every cell's score and reason: {csv}",
         "es": "La nota y el motivo de cada celda: {csv}",
     },
+    # --- the course website (authoring/site.py) ---
+    "site_title": {"en": "Autograd by Hand", "es": "Autograd a mano"},
+    "site_intro": {
+        "en": ("An open course on reverse-mode automatic differentiation. You derive gradients by hand, "
+               "check them against finite differences and PyTorch, and build them into a small scalar "
+               "engine, `minigrad`. Each unit is a Jupyter notebook with exercises that are graded "
+               "automatically; these pages show each one as you receive it, without the answers."),
+        "es": ("Un curso abierto sobre diferenciación automática en modo inverso. Obtienes gradientes "
+               "a mano, los compruebas con diferencias finitas y con PyTorch, y los incorporas a un "
+               "pequeño motor escalar, `minigrad`. Cada unidad es un cuaderno de Jupyter con ejercicios "
+               "que se corrigen automáticamente; estas páginas muestran cada uno tal como lo recibes, "
+               "sin las soluciones."),
+    },
+    "site_units": {"en": "Units", "es": "Unidades"},
+    "site_units_note": {
+        "en": ("The figures are those of the parts that do not depend on your answers; the rest "
+               "appears when you run the notebook."),
+        "es": ("Las figuras son las de las partes que no dependen de tus respuestas; el resto "
+               "aparece cuando ejecutas el cuaderno."),
+    },
+    "site_guides": {"en": "Guides", "es": "Guías"},
+    "site_guides_note": {
+        "en": "For students, instructors and authors: see the [guides](docs/index.md).",
+        "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",
+    },
+    "site_start_title": {"en": "Start this assignment", "es": "Empieza esta tarea"},
+    "site_start_body": {
+        "en": ("This page is the notebook as you receive it: read it here, work on it in Jupyter. "
+               "If your class has a JupyterHub, open the assignment there. On your own computer, "
+               "after installing the course (see the README), run\n\n"
+               "```bash\npython -m course start {assignment}\n```\n\n"
+               "It copies the notebook to `my-work/{assignment}/` and opens it in JupyterLab."),
+        "es": ("Esta página es el cuaderno tal como lo recibes: léelo aquí y trabaja en él en Jupyter. "
+               "Si tu clase tiene un JupyterHub, abre allí la tarea. En tu propio ordenador, después "
+               "de instalar el curso (consulta el README), ejecuta\n\n"
+               "```bash\npython -m course start {assignment}\n```\n\n"
+               "Copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
+    },
+
+    # ---- feedback's chrome: nbgrader's feedback template in the student's language (issue 21) ----
+    "feedback_score": {"en": "Score", "es": "Puntuación"},
+    "feedback_test_cell": {"en": "Test cell", "es": "Celda de prueba"},
+    "feedback_coding": {"en": "Coding free-response", "es": "Respuesta libre en código"},
+    "feedback_written": {"en": "Written response", "es": "Respuesta escrita"},
+    "feedback_task": {"en": "Task", "es": "Tarea"},
+    "feedback_comment": {"en": "Comment", "es": "Comentario"},
+    "feedback_comments": {"en": "Comments", "es": "Comentarios"},
+    "feedback_late_penalty": {"en": "Late submission penalty", "es": "Penalización por retraso"},
+    "feedback_top": {"en": "Top", "es": "Arriba"},
+    # ---- cohort report: one maximum, extra credit apart, similarity hints (issue 21) ----
+    "cohort_extra_credit": {
+        "en": "Scores include extra credit, which can go past the maximum ({students} "
+              "students earned some; see the column of its own).",
+        "es": "Las notas incluyen los puntos extra, que pueden superar el máximo ({students} "
+              "estudiantes obtuvieron alguno; están en su propia columna).",
+    },
+    "cohort_maximum": {"en": "maximum", "es": "máximo"},
+    "cohort_extra": {"en": "extra credit", "es": "puntos extra"},
+    "cohort_bonus_points": {"en": "0 (+{bonus:g} extra)", "es": "0 (+{bonus:g} extra)"},
+    "cohort_similar": {"en": "Similar answers", "es": "Respuestas parecidas"},
+    "cohort_similar_hint": {
+        "en": "Hints, not verdicts: answer cells identical or nearly identical across students "
+              "(comments and spacing aside; short answers left out). Honest work can coincide, "
+              "and working together may be allowed: read the cells before deciding anything.",
+        "es": "Son indicios, no veredictos: celdas de respuesta idénticas o casi idénticas entre "
+              "estudiantes (sin contar comentarios ni espacios; se omiten las respuestas cortas). "
+              "El trabajo honrado puede coincidir y quizá se permitía trabajar en grupo: lee las "
+              "celdas antes de decidir nada.",
+    },
+    "cohort_identical": {"en": "identical", "es": "idénticas"},
+    "cohort_nearly": {"en": "{percent}% alike", "es": "parecidas en un {percent} %"},
+    "cohort_no_similar": {"en": "None found.", "es": "No se ha encontrado ninguna."},
 }
 
 

@@ -3,18 +3,23 @@
     python -m course start theory03-es            # copy, then open it in JupyterLab
     python -m course start theory03-es --no-open  # copy only
     python -m course lab es                       # open JupyterLab again on your work (en/es)
+    python -m course submit theory03-es           # check it and write the file to hand in
+
+Any further options go to JupyterLab (`--no-browser`, `--port=8899`). The commands
+work from any folder: the course is the nearest folder (this one or above) that holds `release/`, or else
+the clone this package was installed from.
 
 The copy goes to `my-work/<assignment>/` (ignored by git), so nothing the course
 does later touches it: not a rebuild of `release/`, not a `git pull`, not a second
-`start`, which refuses rather than overwrite. JupyterLab opens in student mode:
-the Validate button without nbgrader's instructor tools, in the assignment's
-language.
+`start`, which opens the work already there instead of copying again. JupyterLab
+opens in student mode: the Validate button (the course's, see course/validate.py)
+without nbgrader's instructor tools, in the assignment's language.
 """
 import json
 import os
 import shutil
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from course.i18n import LANGUAGES, say
@@ -29,6 +34,8 @@ INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
                                 "nbgrader.server_extensions.course_list",
                                 "nbgrader.server_extensions.assignment_list")
 LOCALES = {"en": "en", "es": "es_ES"}
+NBGRADER_VALIDATE = "nbgrader.server_extensions.validate_assignment"
+COURSE_VALIDATE = "course.validate"
 
 
 def language_of(assignment):
@@ -36,22 +43,50 @@ def language_of(assignment):
     return lang if lang in LANGUAGES else "en"
 
 
+def course_root():
+    """The course folder: the current folder or the nearest one above it that holds
+    release/, else the clone this package runs from."""
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (folder / "release").is_dir():
+            return folder
+    return Path(__file__).resolve().parent.parent
+
+
+def release_notebook(root, assignment):
+    """The release notebook of `assignment` (one per assignment), or None."""
+    return next(iter(sorted((Path(root) / "release" / assignment).glob("*.ipynb"))), None)
+
+
 def start(assignment, root=None):
-    """Copy release/<assignment>/ to my-work/<assignment>/; the copied notebook's path."""
-    root = Path.cwd() if root is None else Path(root)
+    """Copy release/<assignment>/ to my-work/<assignment>/; the copied notebook's path.
+    When the copy is already there it is the student's work: it is opened, never copied over."""
+    root = course_root() if root is None else Path(root)
     lang = language_of(assignment)
     release = root / "release" / assignment
     if not release.is_dir():
         known = sorted(p.name for p in (root / "release").glob("*-*")) if (root / "release").is_dir() else []
         raise SystemExit(say("start_unknown", lang, assignment=assignment, known=", ".join(known) or "-"))
     target = root / WORK / assignment
+    name = release_notebook(root, assignment).name
     if target.exists():
-        raise SystemExit(say("start_exists", lang, folder=target.relative_to(root)))
-    shutil.copytree(release, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    for notebook in target.glob("*.ipynb"):
-        match_this_python(notebook)
+        if not (target / name).exists():
+            raise SystemExit(say("start_exists", lang, folder=target.relative_to(root), notebook=name))
+        print(say("start_again", lang, folder=target.relative_to(root)))
+        return target / name
+    # copied beside the target and renamed into place: a copy cut short leaves no
+    # folder that a second `start` would take for the student's work
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{assignment}-", dir=target.parent))
+    try:
+        shutil.copytree(release, partial, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        for notebook in partial.glob("*.ipynb"):
+            match_this_python(notebook)
+        partial.chmod(0o755)  # mkdtemp's 0700 would hide the work from the student's other tools
+        partial.rename(target)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
     print(say("start_done", lang, folder=target.relative_to(root)))
-    return next(target.glob("*.ipynb"))
+    return target / name
 
 
 def match_this_python(path):
@@ -64,20 +99,22 @@ def match_this_python(path):
 
 
 def student_settings(root, lang):
-    """Jupyter config and JupyterLab settings for student mode, under my-work/.jupyter/
-    (made once: a language the student picks later in the Settings menu is kept)."""
+    """Jupyter config and JupyterLab settings for student mode, under my-work/.jupyter/.
+    Each language has its settings folder, and its locale is written at every start:
+    the interface speaks the language asked for, whatever was started before."""
     base = Path(root) / WORK / ".jupyter"
-    config, settings = base / "config", base / "lab-settings"
+    config, settings = base / "config", base / f"lab-settings-{lang}"
     (config / "labconfig").mkdir(parents=True, exist_ok=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {name: True for name in INSTRUCTOR_PLUGINS}}, indent=1))
+    # nbgrader's Validate handler is replaced by the course's (same URL, same answer format)
+    extensions = {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS + (NBGRADER_VALIDATE,)}
+    extensions[COURSE_VALIDATE] = True
     (config / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}},
-        indent=1))
+        {"ServerApp": {"jpserver_extensions": extensions}}, indent=1))
     locale = settings / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-    if not locale.exists():
-        locale.parent.mkdir(parents=True, exist_ok=True)
-        locale.write_text(json.dumps({"locale": LOCALES[lang]}))
+    locale.parent.mkdir(parents=True, exist_ok=True)
+    locale.write_text(json.dumps({"locale": LOCALES[lang]}))
     return config, settings
 
 
@@ -88,25 +125,40 @@ def lab_command(root, lang, notebook=None, extra=()):
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTERLAB_SETTINGS_DIR=str(settings))
     # the folder of the student's work, not the course root: its nbgrader_config.py
     # is the instructor's, and Validate must run the release's visible tests only
-    arguments = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root / WORK}", *extra]
+    arguments = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root / WORK}"]
     if notebook is not None:
-        arguments.append(str(Path(notebook).relative_to(root / WORK)))
-    return arguments, env
+        # relative to root_dir, which is how jupyter_server resolves file_to_run (a
+        # positional path would be taken relative to the folder the command ran in);
+        # default_url makes the address printed in the terminal open it too
+        relative = Path(notebook).resolve().relative_to((root / WORK).resolve()).as_posix()
+        arguments += [f"--ServerApp.file_to_run={relative}", f"--LabApp.default_url=/lab/tree/{relative}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
+        print(say("lab_root", lang))
+        arguments.append("--allow-root")
+    return arguments + list(extra), env
 
 
 def main(argv):
-    if argv[:1] == ["start"] and len(argv) in (2, 3) and argv[2:] in ([], ["--no-open"]):
-        notebook = start(argv[1])
-        if argv[2:] != ["--no-open"]:
-            lab(language_of(argv[1]), notebook)
-    elif argv[:1] == ["lab"] and len(argv) in (1, 2):
-        lab(argv[1] if len(argv) == 2 else "en")
+    command, rest = (argv[0], argv[1:]) if argv else (None, [])
+    if command == "start" and rest and not rest[0].startswith("-"):
+        assignment, options = rest[0], rest[1:]
+        notebook = start(assignment)
+        if "--no-open" not in options:
+            lab(language_of(assignment), notebook, extra=options)
+    elif command == "lab":
+        lang = rest[0] if rest and rest[0] in LANGUAGES else "en"
+        lab(lang, extra=rest[1:] if rest and rest[0] in LANGUAGES else rest)
+    elif command == "submit" and rest and not rest[0].startswith("-"):
+        from course.submit import submit
+        raise SystemExit(submit(rest[0], course_root()))
     else:
         raise SystemExit(__doc__)
 
 
-def lab(lang, notebook=None, root=None):
-    root = Path.cwd() if root is None else Path(root)
+def lab(lang, notebook=None, root=None, extra=()):
+    root = course_root() if root is None else Path(root)
     (root / WORK).mkdir(exist_ok=True)
-    arguments, env = lab_command(root, lang, notebook)
-    raise SystemExit(subprocess.call(arguments, env=env))
+    arguments, env = lab_command(root, lang, notebook, extra)
+    sys.stdout.flush()
+    # this process becomes JupyterLab: Ctrl+C, or a signal to this PID, stops JupyterLab itself
+    os.execve(arguments[0], arguments, env)

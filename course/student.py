@@ -20,8 +20,63 @@ _state = {"lang": "en"}
 
 
 def language(lang):
-    """Set the language of the messages test cells print."""
+    """Set the language of the messages test cells print, and word the errors a
+    student predictably causes (a cell run too early, an exercise left blank) as
+    one line in that language (see `hint`)."""
     _state["lang"] = lang
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.set_custom_exc((NameError, NotImplementedError), _show_hint)
+
+
+def hint(error, lang):
+    """One line for an error a student predictably causes, or None for any other.
+
+    A NameError in a cell is a cell run before the cell that defines the name (in a
+    function of the notebook, a typo or such a cell); a
+    NotImplementedError raised by a function of the notebook is an exercise's
+    stub still in place (the stub's own words are kept, they are what the
+    student sees in the cell to replace)."""
+    if isinstance(error, NotImplementedError):
+        function = _notebook_function(error.__traceback__)
+        if function is None:
+            return None
+        if function == "<module>":
+            return say("first_hour_stub_cell", lang, stub=error)
+        return say("first_hour_stub", lang, function=function, stub=error)
+    if type(error) is NameError and getattr(error, "name", None):
+        function = _notebook_function(error.__traceback__)
+        if function == "<module>":  # the cell itself: a cell above it has not run
+            return say("first_hour_name", lang, name=error.name)
+        if function is not None:  # inside the student's function: a typo, most likely
+            return say("first_hour_name_in_function", lang, name=error.name, function=function)
+    return None
+
+
+def _notebook_function(traceback):
+    """The name of the function (or "<module>") of the innermost frame, when that
+    frame is code of a notebook cell; None when the error came from a library."""
+    while traceback is not None and traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    if traceback is None:
+        return None
+    code = traceback.tb_frame.f_code
+    cell = "ipykernel_" in code.co_filename or code.co_filename.startswith("<ipython-input")
+    return code.co_name if cell else None
+
+
+def _show_hint(shell, etype, value, tb, tb_offset=None):
+    """IPython's handler for NameError and NotImplementedError: the hint as an
+    error output of its own (the cell still fails, for the student, for nbgrader
+    and for Validate), or the usual traceback when there is no hint."""
+    line = hint(value, _state["lang"])
+    if line is None:
+        return shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    shell._showtraceback(etype, line, [f"{etype.__name__}: {line}"])
 
 
 class TestFailed(AssertionError):
@@ -66,13 +121,15 @@ def explain(got, want, what, lang, rel_tol=1e-9, abs_tol=1e-9, names=None, mista
     if close(got_plain, want_plain, rel_tol, abs_tol):
         return None
     single = not isinstance(want_plain, list)
+    if single and type(got_plain) is list:
+        return say("expect_shape", lang, what=what, got=shown, want=_shown(want)) + _count(got_plain, want_plain, lang)
     if single:
         items = [(got, want, got_plain, want_plain, None)]
     elif type(got_plain) is list and len(got_plain) == len(want_plain):
         labels = list(names) if names else [f"[{i}]" for i in range(len(want_plain))]
         items = list(zip(got, want, got_plain, want_plain, labels))
     else:
-        return say("expect_shape", lang, what=what, got=shown, want=_shown(want))
+        return say("expect_shape", lang, what=what, got=shown, want=_shown(want)) + _count(got_plain, want_plain, lang)
     lines = [] if single else [say("expect_returned", lang, what=what, got=shown)]
     for index, (value, expected, value_plain, expected_plain, label) in enumerate(items):
         if close(value_plain, expected_plain, rel_tol, abs_tol):
@@ -85,6 +142,15 @@ def explain(got, want, what, lang, rel_tol=1e-9, abs_tol=1e-9, names=None, mista
                 line += " \u2014 " + say(key, lang)
         lines.append(line)
     return "\n".join(lines)
+
+
+def _count(got, want, lang):
+    """Why a result has the wrong shape: how many values came back, how many were expected."""
+    if type(got) is not list:
+        return " \u2014 " + say("first_hour_one_for_many", lang, m=len(want))
+    if type(want) is not list:
+        return " \u2014 " + say("first_hour_many_for_one", lang, n=len(got))
+    return " \u2014 " + say("first_hour_count", lang, n=len(got), m=len(want))
 
 
 def _numbers_only(value):

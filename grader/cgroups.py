@@ -10,6 +10,7 @@ works, `KernelGroup.create` returns None and says why; the sandbox then falls
 back to rlimits.
 """
 import os
+import re
 import signal
 import time
 import uuid
@@ -17,6 +18,28 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 GRADER_LEAF = "course-grader"  # cgroup v2: where the grader's own processes move (see _create_v2)
+PREFIX = "course-kernel-"  # a kernel group's name: PREFIX, the pid of the process that made it, a tag
+
+
+def group_name():
+    return f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def maker_is_gone(name):
+    """Whether the process that made a group or folder called `name` (see group_name)
+    has ended: a Dask worker killed outright leaves its kernels' groups and folders
+    behind, and no one else removes them."""
+    found = re.match(r"course-[a-z]+-(\d+)-", name)
+    if not found:
+        return False  # not named by this code (an older run's): left alone
+    pid = int(found.group(1))
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def own_path(controller, proc_cgroup="/proc/self/cgroup"):
@@ -62,7 +85,7 @@ class KernelGroup:
 
     @classmethod
     def _create_v1(cls, memory_bytes, max_processes, parent, root):
-        name = f"course-kernel-{uuid.uuid4().hex[:12]}"
+        name = group_name()
         folders = []
         try:
             for controller in ("memory", "pids"):
@@ -97,7 +120,7 @@ class KernelGroup:
                 for pid in (base / "cgroup.procs").read_text().split():
                     (leaf / "cgroup.procs").write_text(pid)
             (base / "cgroup.subtree_control").write_text("+memory +pids")
-        folder = base / f"course-kernel-{uuid.uuid4().hex[:12]}"
+        folder = base / group_name()
         folder.mkdir()
         try:
             (folder / "memory.max").write_text(str(memory_bytes))
@@ -108,6 +131,33 @@ class KernelGroup:
             KernelGroup([folder], 2).remove()
             raise
         return cls([folder], 2)
+
+    @classmethod
+    def bases(cls, parent="", root=ROOT):
+        """[(version, folder)] where this process's kernel groups are made."""
+        found = version(root)
+        try:
+            if found == 1:
+                return [(1, root / c / own_path(c).strip("/") / parent) for c in ("memory", "pids")]
+            if found == 2:
+                own = Path(own_path("").strip("/"))
+                own = own.parent if own.name == GRADER_LEAF else own
+                return [(2, root / own / parent)]
+        except (OSError, LookupError):
+            pass
+        return []
+
+    @classmethod
+    def remove_leftovers(cls, parent="", root=ROOT):
+        """Remove the kernel groups whose maker has ended (killing what still runs in
+        them); returns how many were removed."""
+        removed = 0
+        for found, base in cls.bases(parent, root):
+            for folder in sorted(base.glob(PREFIX + "*")) if base.is_dir() else []:
+                if folder.is_dir() and maker_is_gone(folder.name):
+                    cls([folder], found).remove()
+                    removed += not folder.exists()
+        return removed
 
     def out_of_memory(self):
         """Whether the kernel was killed for going over the memory limit."""

@@ -27,10 +27,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import threading
 from pathlib import Path
-
-import nbformat
 
 # what the worker takes from this machine's configuration: the limits and the sandbox
 CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
@@ -42,20 +39,21 @@ CONNECT_TIMEOUT = 10  # seconds to reach the scheduler
 # their own (the process limit is counted per user): this base plus its pid
 WORKER_UID_BASE = 1_900_000_000
 
-_one_at_a_time = threading.Lock()  # one submission per worker process (see execute_submission)
 
-
-def execute_on_cluster(step, nb, submission, seed):
+def execute_on_cluster(step, nb, submission, seed, run):
     """What `step` (a GradingExecute) does with `nb`, done on a worker of the
     cluster at `step.scheduler`: the outputs are written into `nb`, and what
-    protected the worker is returned."""
+    protected the worker is returned. `run` is what a worker runs
+    (grader.execute.execute_submission: passed in, so this module never imports
+    the grading step that imports it)."""
+    import nbformat
     from distributed import Client
 
     # the values as given (a command line's are strings: the worker's traits parse them)
     settings = {name: dict(step.config[name]) for name in CONFIG_SECTIONS if name in step.config}
     timeout = step.notebook_timeout + TASK_GRACE
     with Client(step.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
-        task = client.submit(execute_submission, nbformat.writes(nb), pack(submission), seed,
+        task = client.submit(run, nbformat.writes(nb), pack(submission), seed,
                              settings, pure=False)
         executed, defences = task.result(timeout=timeout)
     executed = nbformat.reads(executed, as_version=4)
@@ -69,29 +67,6 @@ def execute_on_cluster(step, nb, submission, seed):
     if "language_info" in executed.metadata:
         nb.metadata["language_info"] = executed.metadata["language_info"]
     return defences
-
-
-def execute_submission(notebook, files, seed, settings):
-    """The worker's side: run one submission's cells in this machine's sandbox."""
-    from traitlets.config import Config
-
-    from grader.execute import GradingExecute
-
-    config = Config(settings)
-    uid = worker_uid(settings)
-    if uid is not None:
-        config.SandboxedKernelManager.uid = uid
-    nb = nbformat.reads(notebook, as_version=4)
-    # one at a time: each worker process grades one submission (start workers
-    # with --nthreads 1 and as many processes as cores: --nworkers)
-    with _one_at_a_time, turn_without_cgroup(config), \
-            tempfile.TemporaryDirectory(prefix="course-remote-") as folder:
-        unpack(files, folder)
-        if os.geteuid() == 0:
-            os.chmod(folder, 0o755)  # the kernel's unprivileged user reads the copy
-        step = GradingExecute(config=config)
-        defences = step.execute(nb, {"metadata": {"path": folder}}, folder, seed)
-    return nbformat.writes(nb), defences
 
 
 @contextlib.contextmanager
@@ -147,10 +122,35 @@ def pack(folder):
     return buffer.getvalue()
 
 
+class UnsafeArchive(tarfile.TarError):
+    """An archive member that would lead out of the folder, or is not a plain file or folder."""
+
+
 def unpack(archive, folder):
-    # the "data" filter refuses absolute paths, links out of the folder and devices
+    """Extract a submission's archive into `folder`: absolute paths, links out of
+    the folder and devices are refused (tarfile.TarError)."""
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and newer (3.12+)
+            tar.extractall(folder, filter="data")
+        else:  # 3.11.0-3.11.3 (Debian 12's): no filters, so only plain files and folders
+            tar.extractall(folder, members=plain_members(tar, folder))
+
+
+def plain_members(tar, folder):
+    """The archive's members, each a plain file or folder inside `folder`; a link,
+    a device or a path leading out raises UnsafeArchive before anything is written."""
+    top = os.path.realpath(folder)
+    members = tar.getmembers()
+    for member in members:
+        target = os.path.realpath(os.path.join(top, member.name))
+        if not (member.isfile() or member.isdir()):
+            raise UnsafeArchive(f"{member.name!r} is not a plain file or folder")
+        if os.path.isabs(member.name) or os.path.commonpath([top, target]) != top:
+            raise UnsafeArchive(f"{member.name!r} leads out of the folder")
+        member.mode &= 0o755  # no set-id bits, nothing writable by others
+        # owned by whoever extracts (as root, tarfile would give it the archive's owner)
+        member.uid, member.gid, member.uname, member.gname = os.getuid(), os.getgid(), "", ""
+    return members
 
 
 def cluster_threads(scheduler):

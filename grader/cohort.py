@@ -13,8 +13,14 @@ theory03 submission, and a serial run pays it only once.
 What parallel grading adds, and how it is handled:
 
 - The gradebook (SQLite) has concurrent writers: each process waits for the
-  lock (a long busy timeout in the database URL), and a submission whose
-  process still failed on a locked database is graded again.
+  lock (a long busy timeout in the database URL).
+- Database faults (SQLite still locked, PostgreSQL stopped or restarting): the
+  submission is graded again, after a pause that doubles with each fault
+  (DatabaseWatch); faults with no success for `--db-patience` seconds stop the
+  run cleanly: nothing more starts, and it says which students were graded and
+  which not (no report: it needs the database).
+- Each submission's log (its last attempt) is kept in logs/ASSIGNMENT/, where
+  a NOT GRADED line and the report point.
 - Concurrent kernels must not share a limit. Each kernel gets a cgroup of its
   own where one can be made; otherwise the process limit is an rlimit counted
   per user, so, run as root, each worker slot's kernels run as a user id of
@@ -25,7 +31,8 @@ What parallel grading adds, and how it is handled:
   reported with a reason; running the command again grades it.
 - Ctrl-C: each running process is interrupted once (nbgrader then removes its
   unfinished submission, as it does serially); what was graded stays graded,
-  and the same command again finishes the job. If this process itself is
+  and the message names the command that finishes the job (interrupted_message:
+  with --force, those never reached still hold an earlier grade). If this process itself is
   killed, each grading process is interrupted the same way (a parent-death
   signal), so none goes on grading unwatched.
 - One run per assignment at a time (a lock in the course folder): two runs
@@ -37,7 +44,6 @@ HTML page in the instructor's language (`--lang en|es`).
 import ctypes
 import fcntl
 import glob
-import itertools
 import os
 import pwd
 import re
@@ -45,15 +51,30 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.config import load_config
 from grader.inert import for_terminal
+from grader.logs import LOGS, log_name
 
 DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
-LOCK_RETRIES = 3  # extra attempts for a submission whose process met a locked gradebook
+# a submission whose process met a database fault (SQLite locked, PostgreSQL down or
+# restarting) is graded again after a pause that doubles: 2, 4, 8, ... seconds
+DB_BACKOFF = 2.0
+DB_BACKOFF_MAX = 30.0
+# database faults with no success in between for this long: the database is taken
+# to be unreachable, and the run stops cleanly (the running processes finish)
+DB_PATIENCE = 120.0
+# what a grading process's log says when the gradebook's database failed it: the
+# exception line a traceback ends with (at the start of a line, so that no text a
+# log line merely quotes, a student id for one, is taken for a database fault)
+DATABASE_FAULT = re.compile(
+    r"^\s*(sqlite3|psycopg2?(\.errors)?|sqlalchemy\.exc)\.(OperationalError|InterfaceError|"
+    # PostgreSQL's "connection exception" and "operator intervention" errors (psycopg.errors)
+    r"AdminShutdown|CrashShutdown|CannotConnectNow|ConnectionException|ConnectionFailure|"
+    r"ConnectionDoesNotExist|SqlclientUnableToEstablishSqlconnection)\b", re.MULTILINE)
 INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
 # run as root without cgroups: worker slot k's kernels run as SLOT_UID_BASE + k
 # (unused ids: nothing else on the machine counts against their process limit)
@@ -84,18 +105,6 @@ def students(root, assignment):
     """The students with a submission, as stock nbgrader finds them (hidden folders skipped)."""
     pattern = os.path.join(glob.escape(str(root)), "submitted", "*", glob.escape(assignment))
     return sorted(Path(path).parent.name for path in glob.glob(pattern) if os.path.isdir(path))
-
-
-def load_config(root, options):
-    """The configuration nbgrader will use: nbgrader_config.py, then command-line options."""
-    from traitlets.config import Application
-
-    app = Application()
-    # only nbgrader's --Class.trait=value options say anything about kernels and the database
-    app.parse_command_line([o for o in options if re.fullmatch(r"--[A-Za-z_]\w*\.\w+=.*", o)])
-    if (Path(root) / "nbgrader_config.py").exists():
-        app.load_config_file("nbgrader_config.py", path=str(root))
-    return app.config
 
 
 def plan(root, workers, options):
@@ -274,7 +283,7 @@ def remove_unfinished(root, assignment, student):
 
 
 def grade(root, assignment, workers=None, force=False, options=(), progress=True, report=True,
-          lang=None, scheduler=None):
+          lang=None, scheduler=None, db_patience=None):
     """Grade every submission of `assignment`; returns the list of Outcomes.
     With `scheduler` (a Dask scheduler's address), kernels run on that cluster."""
     sys.stdout.flush(), sys.stderr.flush()  # nothing buffered is written twice by a fork
@@ -295,22 +304,27 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
         print(f"grading {len(cohort)} submissions of {assignment}, {how.workers} at a time "
               f"({how.note})", file=sys.stderr)
     base = options + database_options(root, options)
-    logs = Path(tempfile.mkdtemp(prefix="course-cohort-logs-"))
+    logs = Path(root) / LOGS / assignment
+    logs.mkdir(parents=True, exist_ok=True)
     warm_up(scheduler)
     bar = _bar(len(cohort), progress)
     queue = [(student, 1) for student in cohort]
-    launches = itertools.count()
     running = {}  # slot -> (process, student, attempt, started, log path)
     outcomes = []
+    database = DatabaseWatch(DB_PATIENCE if db_patience is None else db_patience)
     try:
         while queue or running:
             for slot in range(how.workers):
-                if slot not in running and queue:
+                if slot not in running and queue and database.may_launch():
                     student, attempt = queue.pop(0)
-                    log = logs / f"{next(launches)}.log"
+                    log = log_path(root, assignment, student)
                     process = launch(command(root, assignment, student, base + how.options(slot)),
                                      root, log)
                     running[slot] = (process, student, attempt, time.monotonic(), log)
+            if database.unreachable and not running:
+                for student, attempt in queue:  # never started: what they held, they hold
+                    outcomes.append(Outcome(student, False, UNREACHABLE, 0.0, attempt - 1))
+                queue = []
             time.sleep(0.05)
             for slot, (process, student, attempt, started, log) in list(running.items()):
                 if process.poll() is None:
@@ -318,11 +332,17 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
                 del running[slot]
                 text = log.read_text(errors="replace")
                 if process.returncode == 0:
+                    database.succeeded()
                     outcome = Outcome(student, True, "", time.monotonic() - started, attempt)
-                elif "database is locked" in text and attempt <= LOCK_RETRIES:
+                elif process.returncode > 0 and DATABASE_FAULT.search(text):
                     remove_unfinished(root, assignment, student)
-                    queue.append((student, attempt + 1))
-                    continue
+                    database.failed()
+                    if database.unreachable:
+                        outcome = Outcome(student, False, UNREACHABLE + ": " + failure_reason(
+                            process.returncode, text), time.monotonic() - started, attempt)
+                    else:
+                        queue.insert(0, (student, attempt + 1))
+                        continue
                 else:
                     remove_unfinished(root, assignment, student)
                     outcome = Outcome(student, False, failure_reason(process.returncode, text),
@@ -332,22 +352,107 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     except KeyboardInterrupt:
         _interrupt(root, assignment, running, outcomes)
         bar.close()
-        left = len(cohort) - sum(o.ok for o in outcomes)
-        print(f"\ninterrupted: {sum(o.ok for o in outcomes)} graded, {left} not; "
-              "run the same command again to finish", file=sys.stderr)
+        print("\n" + interrupted_message(root, assignment, cohort, outcomes, force),
+              file=sys.stderr)
         raise SystemExit(130)
     finally:
-        shutil.rmtree(logs, ignore_errors=True)
         held.close()
     bar.close()
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
-        print(for_terminal(f"NOT GRADED {outcome.student}: {outcome.reason}"), file=sys.stderr)
-    if report:
-        from grader.report import write, write_html
+        print(for_terminal(f"NOT GRADED {outcome.student}: {outcome.reason} "
+                           f"(log: {log_path(root, assignment, outcome.student)})"), file=sys.stderr)
+    if database.unreachable:
+        print(unreachable_message(root, assignment, outcomes, database.patience), file=sys.stderr)
+    elif report:
+        write_report(root, assignment, lang, options)
+    return sorted(outcomes, key=lambda o: o.student)
+
+
+def write_report(root, assignment, lang, options):
+    """The cohort report; a database that fails while it is read is said plainly
+    (grading is over: what was graded stays graded; `python -m grader report` again)."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    from grader.report import write, write_html
+    try:
         write(root, assignment, options)  # options: a db_url given on the command line
         write_html(root, assignment, lang, options)
-    return sorted(outcomes, key=lambda o: o.student)
+    except (OperationalError, DBAPIError) as error:
+        first = str(error.orig if getattr(error, "orig", None) else error).splitlines()[0]
+        print(for_terminal(f"\nno report: the gradebook's database could not be read ({first}); "
+                           f"when it is back, `python -m grader report {assignment}` writes it"),
+              file=sys.stderr)
+
+
+UNREACHABLE = "the gradebook's database could not be reached"
+
+
+class DatabaseWatch:
+    """Database faults seen by the grading processes: after one, no process starts
+    for a pause that doubles with each fault (DB_BACKOFF .. DB_BACKOFF_MAX seconds);
+    a success resets it; faults with no success for `patience` seconds mean the
+    database is unreachable: nothing more is started."""
+
+    def __init__(self, patience, clock=time.monotonic):
+        self.patience, self.clock = patience, clock
+        self.faults = 0
+        self.first_fault = None
+        self.paused_until = 0.0
+        self.unreachable = False
+
+    def failed(self):
+        now = self.clock()
+        self.faults += 1
+        self.first_fault = self.first_fault if self.first_fault is not None else now
+        self.paused_until = now + min(DB_BACKOFF * 2 ** (self.faults - 1), DB_BACKOFF_MAX)
+        self.unreachable = now - self.first_fault >= self.patience
+
+    def succeeded(self):
+        self.faults, self.first_fault, self.paused_until = 0, None, 0.0
+
+    def may_launch(self):
+        return not self.unreachable and self.clock() >= self.paused_until
+
+
+def log_path(root, assignment, student):
+    """Where a submission's grading log is kept (the last attempt's): logs/ASSIGNMENT/."""
+    return Path(root) / LOGS / assignment / log_name(student)
+
+
+def unreachable_message(root, assignment, outcomes, patience):
+    """What a run stopped by an unreachable database graded, and what it did not: those
+    it tried lost their autograded folder (no half-graded copy is left), those it never
+    started keep what an earlier run gave them, in autograded/ and the gradebook alike."""
+    graded = sorted(o.student for o in outcomes if o.ok)
+    missing = sorted(o.student for o in outcomes if not o.ok)
+    earlier = [s for s in missing if (Path(root) / "autograded" / s / assignment).exists()]
+    text = (f"\nstopped: the gradebook's database could not be reached for {patience:g} s.\n"
+            f"graded in this run ({len(graded)}): {for_terminal(', '.join(graded)) or '-'}\n"
+            f"not graded ({len(missing)}): {for_terminal(', '.join(missing)) or '-'}\n")
+    if earlier:
+        text += (f"{len(earlier)} of them keep the grade of an earlier run (never started in "
+                 f"this one): {for_terminal(', '.join(earlier))}\n")
+    return text + ("When the database is back, `python -m grader grade "
+                   f"{assignment}` (without --force) grades those with no grade; "
+                   "no report was written.")
+
+
+def interrupted_message(root, assignment, cohort, outcomes, force):
+    """What Ctrl-C left, and the command that finishes the job, true with and without --force."""
+    graded = {o.student for o in outcomes if o.ok}
+    rest = [s for s in cohort if s not in graded]
+    earlier = [s for s in rest if (Path(root) / "autograded" / s / assignment).exists()]
+    text = f"interrupted: {len(graded)} graded in this run, {len(rest)} not"
+    if earlier:
+        text += (f" ({len(earlier)} of them keep the grade of an earlier run, "
+                 f"{len(rest) - len(earlier)} have none)")
+    text += (f"; `python -m grader grade {assignment}` (without --force) grades the "
+             f"{len(rest) - len(earlier)} with no grade")
+    if force:
+        text += ("; the same command again, with --force, grades all "
+                 f"{len(cohort)} again")
+    return text
 
 
 def _interrupt(root, assignment, running, outcomes):
@@ -401,11 +506,15 @@ def main(argv):
     parser.add_argument("--lang", choices=("en", "es"), default=None,
                         help="the HTML report's language (default: the assignment's)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--db-patience", type=float, default=DB_PATIENCE, metavar="SECONDS",
+                        help="how long database faults may go on, with no submission "
+                             "graded in between, before the run stops cleanly "
+                             f"(default {DB_PATIENCE:g})")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="a Dask scheduler (tcp://host:8786): run the kernels on its "
                              "workers (default --workers: the cluster's threads)")
     arguments, options = parser.parse_known_args(argv)
     outcomes = grade(Path.cwd(), arguments.assignment, arguments.workers, arguments.force,
                      options, progress=not arguments.no_progress, lang=arguments.lang,
-                     scheduler=arguments.scheduler)
+                     scheduler=arguments.scheduler, db_patience=arguments.db_patience)
     return 1 if any(not o.ok for o in outcomes) else 0

@@ -12,12 +12,17 @@ in the sandbox (`grader/sandbox.py`), but:
 - it draws a fresh seed for the hidden checks, then decides each graded test
   cell from the evidence that cell printed (`grader/verdicts.py`).
 """
+import contextlib
 import copy
 import json
+import os
 import secrets
+import tempfile
+import threading
 import time
 from pathlib import Path
 
+import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_markdown_cell, new_output
@@ -27,7 +32,13 @@ from traitlets import Integer, Unicode
 from course.i18n import say
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
-from grader.sandbox import SandboxedKernelManager, SandboxRefused
+from grader.cluster import execute_on_cluster, turn_without_cgroup, unpack, worker_uid
+from grader.sandbox import (
+    REMOTE_PREFIX,
+    SandboxedKernelManager,
+    SandboxMissing,
+    SandboxRefused,
+)
 from grader.verdicts import decide, error_output, is_graded_test
 
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",
@@ -51,6 +62,11 @@ class GradingExecute(Execute):
     max_kernel_restarts = Integer(
         3, help="How many times a dead kernel is replaced before the rest of the "
                 "notebook is given up (each replacement replays earlier cells)."
+    ).tag(config=True)
+    max_start_attempts = Integer(
+        3, help="How many times a kernel that dies (or does not answer) while starting is "
+                "started again before the submission is given up: under load a kernel can "
+                "miss kernel_info, which says nothing about the submission."
     ).tag(config=True)
     scheduler = Unicode(
         "", help="A Dask scheduler's address (tcp://host:8786): run each submission's kernels "
@@ -121,8 +137,7 @@ class GradingExecute(Execute):
         defences = manager.defences()
         unreadable = nb.metadata.get("course", {}).get("unreadable")
         if not unreadable and self.scheduler:
-            from grader.cluster import execute_on_cluster
-            defences = execute_on_cluster(self, nb, submission, seed)
+            defences = execute_on_cluster(self, nb, submission, seed, execute_submission)
         elif not unreadable:
             defences = self.execute(nb, resources, submission, seed) or defences
         missing = nb.metadata.get("course", {}).get("missing_cells", [])
@@ -162,11 +177,23 @@ class GradingExecute(Execute):
     def _execute_surviving_deaths(self, nb, resources, lang):
         killers = set()  # cells whose execution killed the kernel
         resume_at = 0
-        for _ in range(self.max_kernel_restarts + 1):
+        failed_starts = 0
+        deaths = 0
+        while deaths <= self.max_kernel_restarts:
             try:
                 self._run_from(nb, resources, killers, resume_at)
                 return
+            except KernelDidNotStart:
+                # no cell has run on it: start another (bounded), costing no death
+                failed_starts += 1
+                self.km = None
+                self.kc = None
+                if failed_starts >= self.max_start_attempts or time.monotonic() >= self._deadline:
+                    raise
+                time.sleep(min(2 ** failed_starts, 10))  # let the load that starved it pass
+                continue
             except (DeadKernelError, CellTimeoutError) as error:
+                deaths += 1
                 # the kernel is dead, or stuck past an interrupt: a new one takes over
                 index = self._current_index
                 killers.add(index)
@@ -196,9 +223,8 @@ class GradingExecute(Execute):
         self._check_assign_resources(resources)
         self._out_of_memory, self._manager = False, None
         try:
-            with self.setup_kernel():
+            with self.started_kernel() as info:
                 self._defences = self.km.defences()
-                info = self.wait_for_reply(self.kc.kernel_info())
                 nb.metadata["language_info"] = info["content"]["language_info"]
                 for index, cell in enumerate(nb.cells):
                     self._current_index = index
@@ -219,6 +245,50 @@ class GradingExecute(Execute):
             if self._manager is not None:  # nbclient may have dropped self.km by now
                 self._manager.release_sandbox()
                 self._out_of_memory = self._manager.was_out_of_memory
+
+
+    @contextlib.contextmanager
+    def started_kernel(self):
+        """nbclient's setup_kernel, and the kernel's first answer, where a kernel that
+        dies or does not answer while starting raises KernelDidNotStart (the sandbox
+        refusing to start one does not: that is no accident of load)."""
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(self.setup_kernel())
+                info = self.wait_for_reply(self.kc.kernel_info())
+            except (SandboxRefused, SandboxMissing):
+                raise
+            except (RuntimeError, DeadKernelError, TimeoutError) as error:
+                raise KernelDidNotStart(str(error) or type(error).__name__) from error
+            yield info
+
+
+class KernelDidNotStart(RuntimeError):
+    """A kernel died, or did not answer, before any cell ran on it."""
+
+
+_one_at_a_time = threading.Lock()  # one submission per worker process (see execute_submission)
+
+
+def execute_submission(notebook, files, seed, settings):
+    """The worker's side: run one submission's cells in this machine's sandbox."""
+    from traitlets.config import Config
+
+    config = Config(settings)
+    uid = worker_uid(settings)
+    if uid is not None:
+        config.SandboxedKernelManager.uid = uid
+    nb = nbformat.reads(notebook, as_version=4)
+    # one at a time: each worker process grades one submission (start workers
+    # with --nthreads 1 and as many processes as cores: --nworkers)
+    with _one_at_a_time, turn_without_cgroup(config), \
+            tempfile.TemporaryDirectory(prefix=f"{REMOTE_PREFIX}{os.getpid()}-") as folder:
+        unpack(files, folder)
+        if os.geteuid() == 0:
+            os.chmod(folder, 0o755)  # the kernel's unprivileged user reads the copy
+        step = GradingExecute(config=config)
+        defences = step.execute(nb, {"metadata": {"path": folder}}, folder, seed)
+    return nbformat.writes(nb), defences
 
 
 def notebook_language(nb):

@@ -7,7 +7,10 @@ from nbgrader.preprocessors import (
 
 from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
+from grader.feedback import configure_feedback
 from grader.inert import MakeInert, TerminalSafe
+from grader.late import PercentPerDay
+from grader.lms_collect import LmsCollector
 from grader.sandbox import announce_defences
 from grader.nbgrader_ext import (
     HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
@@ -34,7 +37,14 @@ def configure(c):
         GradingExecute, MakeInert, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         SaveBonus, AssignLatePenalties, CheckCellMetadata]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+    configure_feedback(c)  # its headings and links in the student's language
     c.Autograde.pre_convert_hook = announce_defences
+    # `nbgrader zip_collect ASSIGNMENT`: Moodle's and Canvas's export names, read back
+    c.ZipCollectApp.collector_plugin = LmsCollector
+    # late penalties (grader/late.py): 10% of the score per started day past the due date
+    # set in the gradebook (`nbgrader db assignment add A --duedate=...`); 0 disables them
+    c.AssignLatePenalties.plugin_class = PercentPerDay
+    c.PercentPerDay.percent_per_day = 10.0
     # limits, each also settable in nbgrader_config.py after configure(c)
     c.Execute.timeout = 30  # seconds a cell may run
     c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell

@@ -5,8 +5,12 @@
 Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
 ran under, and for each graded cell a score column and a reason column) and
 prints a summary; beside it, reports/ASSIGNMENT.html in the instructor's
-language (default: the assignment's): per question the pass rate and the most
-common failure reasons, and the score distribution as a plot. Every text field is cleaned of control characters and
+language (default: the assignment's): the mean score out of one maximum (auto +
+manual points, as nbgrader counts them; extra credit shown apart, and the plot
+going past the maximum when it does), per question the pass rate (for a bonus
+cell: who earned its credit) and the most common failure reasons, similarity
+hints between students' answers (grader/similarity.py), and per student the
+score, the extra credit and, when not graded, the log to read. Every text field is cleaned of control characters and
 spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
 totals stay in `nbgrader export`.
 """
@@ -14,15 +18,18 @@ import base64
 import csv
 import html
 import io
+import math
 import re
 from collections import Counter
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import MissingEntry
 
 from course.i18n import say
+from grader.config import gradebook
 from grader.inert import for_spreadsheet, for_terminal
+from grader.logs import LOGS, log_name
 
 
 def graded_ids(nb):
@@ -43,40 +50,36 @@ def reasons_in(path, lang):
     return reasons, grading.get("defences", "")
 
 
-def gradebook(root, options=()):
-    """The course's nbgrader gradebook: the database its configuration names
-    (`CourseDirectory.db_url` in nbgrader_config.py or among nbgrader `options`,
-    PostgreSQL for instance), else nbgrader's default, gradebook.db in `root`."""
-    from nbgrader.coursedir import CourseDirectory
-
-    from grader.cohort import load_config
-    coursedir = CourseDirectory(config=load_config(root, list(options)), root=str(root))
-    return Gradebook(coursedir.db_url, coursedir.course_id)
-
-
 def cohort(root, assignment, options=()):
-    """One dict per submitted student."""
+    """One dict per submitted student: `score` is nbgrader's (auto or manual, plus
+    extra credit), `extra_credit` the part of it that is extra credit, `max_score`
+    the assignment's maximum (auto + manual, as nbgrader counts it, the same for all)."""
     root = Path(root)
     release = next((root / "release" / assignment).glob("*.ipynb"))
     release_nb = nbformat.read(release, as_version=4)
     lang = release_nb.metadata.get("course", {}).get("lang", "en")
     ids = graded_ids(release_nb)
+    maximum = sum(points_of(root, assignment, every_cell=True).values())
     rows = []
     with gradebook(root, options) as gb:
         for folder in sorted((root / "submitted").glob(f"*/{assignment}")):
             student = folder.parent.name
-            row = {"student": student, "score": 0.0, "max_score": 0.0, "defences": "",
-                   "note": ""}
+            row = {"student": student, "score": 0.0, "max_score": maximum, "extra_credit": 0.0,
+                   "defences": "", "note": ""}
             autograded = root / "autograded" / student / assignment / release.name
             reasons, row["defences"] = reasons_in(autograded, lang) if autograded.exists() else ({}, "")
             try:
                 submission = gb.find_submission(assignment, student)
                 grades = {g.name: g for nbk in submission.notebooks for g in nbk.grades}
-                row["score"], row["max_score"] = submission.score, submission.max_score
             except MissingEntry:
                 grades = {}
-            if not autograded.exists():
-                row["note"] = say("not_graded", lang)
+            if autograded.exists():
+                row["score"] = sum(g.score or 0.0 for g in grades.values())
+                row["extra_credit"] = sum(g.extra_credit or 0.0 for g in grades.values())
+            else:  # an earlier grade the gradebook may hold is not this submission's
+                grades = {}
+                log = Path(LOGS) / assignment / log_name(student)
+                row["note"] = say("not_graded", lang, log=log)
             for grade_id in ids:
                 grade = grades.get(grade_id)
                 row[grade_id] = grade.score if grade is not None else 0.0
@@ -91,7 +94,7 @@ def write(root, assignment, options=()):
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.csv"
-    columns = ["student", "score", "max_score", "defences", "note"]
+    columns = ["student", "score", "max_score", "extra_credit", "defences", "note"]
     columns += [name for grade_id in ids for name in (grade_id, f"{grade_id} reason")]
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=columns, quoting=csv.QUOTE_NONNUMERIC)
@@ -109,11 +112,30 @@ def write(root, assignment, options=()):
 
 # ---- the HTML page: what an instructor would rather look at ----
 
-def points_of(root, assignment):
+def points_of(root, assignment, every_cell=False):
+    """{grade_id: points} of the autograded code cells (`every_cell`: manually graded
+    answers and tasks too, so the points add up to nbgrader's maximum)."""
     release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
     nb = nbformat.read(release, as_version=4)
     return {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"].get("points", 0)
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"}
+            for c in nb.cells if (c.metadata.get("nbgrader", {}).get("grade")
+                                  or c.metadata.get("nbgrader", {}).get("task"))
+            and (every_cell or c.cell_type == "code")}
+
+
+def bonus_of(grade_id):
+    """The extra credit a graded cell gives when it passes (0: an ordinary cell)."""
+    from grader.checks import find_check
+    try:
+        return find_check(grade_id).bonus or 0
+    except LookupError:
+        return 0
+
+
+def as_text(reason):
+    """A reason as the student's words read: a message quoted with its escapes
+    (lab 03 quotes the student's assertion message) gets its line breaks back."""
+    return str(reason).replace("\\n", "\n").strip()
 
 
 def shape_of(reason):
@@ -126,21 +148,33 @@ def shape_of(reason):
 
 
 def questions(ids, rows, points):
-    """Per graded cell: (grade_id, points, passed, graded, [(count, an example reason)])."""
+    """Per graded cell: (grade_id, points, bonus, passed, graded, [(count, an example reason)]).
+    A bonus cell (0 points, extra credit when it passes) is passed when it earned its credit."""
     table = []
+    graded = [r for r in rows if not r["note"]]
     for grade_id in ids:
-        graded = [r for r in rows if not r["note"]]
-        passed = [r for r in graded if r[grade_id] >= points.get(grade_id, 0)]
+        bonus = bonus_of(grade_id)
+        if bonus and not points.get(grade_id):
+            passed = [r for r in graded if r[grade_id] > 0]
+        else:
+            passed = [r for r in graded if r[grade_id] >= points.get(grade_id, 0)]
         failures = Counter()
         example = {}
         for row in graded:
             if row not in passed:
-                reason = row[f"{grade_id} reason"]
+                reason = as_text(row[f"{grade_id} reason"])
                 failures[shape_of(reason)] += 1
                 example.setdefault(shape_of(reason), reason)
-        table.append((grade_id, points.get(grade_id, 0), len(passed), len(graded),
+        table.append((grade_id, points.get(grade_id, 0), bonus, len(passed), len(graded),
                       [(n, example[shape]) for shape, n in failures.most_common(3)]))
     return table
+
+
+def histogram_bins(scores, maximum):
+    """One bin per point, centred on whole scores, from 0 to the maximum or the best
+    score, whichever is higher: extra credit goes past the maximum."""
+    top = math.ceil(max([maximum, *scores]))
+    return [x - 0.5 for x in range(top + 2)]
 
 
 def distribution_png(scores, maximum, lang):
@@ -148,8 +182,10 @@ def distribution_png(scores, maximum, lang):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure, axes = plt.subplots(figsize=(6, 3), dpi=100)
-    bins = [x - 0.5 for x in range(int(maximum) + 2)]
+    bins = histogram_bins(scores, maximum)
     axes.hist(scores, bins=bins, color="#4477aa", edgecolor="white")
+    axes.axvline(maximum, color="#aa3377", linestyle="--", label=say("cohort_maximum", lang))
+    axes.legend(loc="upper left", frameon=False)
     axes.set_xlabel(say("cohort_score", lang))
     axes.set_ylabel(say("cohort_students", lang))
     axes.set_title(say("cohort_distribution", lang))
@@ -162,13 +198,35 @@ def distribution_png(scores, maximum, lang):
 
 
 STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
+         "code{white-space:pre-wrap}"
          "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top}"
          "table{border-collapse:collapse}</style></head><body>")
 
 
+def similar_answers(root, assignment):
+    """{answer cell's grade_id: [(students, ratio)]}: alike answers across the
+    submissions (grader/similarity.py: hints, never verdicts)."""
+    from grader.similarity import answers_of, groups
+    root = Path(root)
+    release = next((root / "release" / assignment).glob("*.ipynb"))
+    stubs = {c.metadata["nbgrader"]["grade_id"]: c.source
+             for c in nbformat.read(release, as_version=4).cells
+             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    notebooks = {}
+    for path in sorted((root / "submitted").glob(f"*/{assignment}/{release.name}")):
+        try:
+            notebooks[path.parent.parent.name] = nbformat.read(path, as_version=4)
+        except Exception:  # noqa: BLE001, S112 (an unreadable submission has no answers to compare)
+            continue
+    answers = answers_of(notebooks, stubs)
+    return {grade_id: found for grade_id in stubs
+            if (found := groups(answers[grade_id], stubs[grade_id]))}
+
+
 def write_html(root, assignment, lang=None, options=()):
     """reports/ASSIGNMENT.html beside the CSV: pass rates, the most common failure
-    reasons, the score distribution. Every student-controlled text is escaped."""
+    reasons, the score distribution, similarity hints. Every student-controlled text
+    is escaped."""
     ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment)
     if lang not in ("en", "es"):
@@ -176,31 +234,49 @@ def write_html(root, assignment, lang=None, options=()):
         lang = nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
     e = html.escape
     graded = [r for r in rows if not r["note"]]
-    maximum = sum(points.values())
+    maximum = rows[0]["max_score"] if rows else sum(points_of(root, assignment, True).values())
     mean = sum(r["score"] for r in graded) / len(graded) if graded else 0.0
+    with_extra = [r for r in graded if r["extra_credit"] > 0]
     image = distribution_png([r["score"] for r in graded], maximum, lang)
     parts = [f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>",
              f"<title>{e(say('cohort_title', lang, assignment=assignment))}</title>",
              STYLE,
              f"<h1>{e(say('cohort_title', lang, assignment=assignment))}</h1>",
-             f"<p>{e(say('cohort_summary', lang, graded=len(graded), total=len(rows), mean=mean, max=maximum))}</p>",
+             (f"<p>{e(say('cohort_summary', lang, graded=len(graded), total=len(rows), mean=mean, max=maximum))} "
+              f"{e(say('cohort_extra_credit', lang, students=len(with_extra)))}</p>"),
              f"<h2>{e(say('cohort_distribution', lang))}</h2>",
              f"<img alt='{e(say('cohort_distribution', lang))}' src='data:image/png;base64,{image}'>",
              f"<h2>{e(say('cohort_questions', lang))}</h2><table><tr>"
              + "".join(f"<th>{e(say(k, lang))}</th>" for k in
                        ("cohort_question", "cohort_points", "cohort_pass_rate", "cohort_failures"))
              + "</tr>"]
-    for grade_id, worth, passed, count, failures in questions(ids, rows, points):
+    for grade_id, worth, bonus, passed, count, failures in questions(ids, rows, points):
         rate = f"{passed}/{count} ({100 * passed / count:.0f}%)" if count else "–"
+        worth_text = say("cohort_bonus_points", lang, bonus=bonus) if bonus and not worth else f"{worth:g}"
         reasons = "".join(f"<li>{n} × <code>{e(reason)}</code></li>" for n, reason in failures)
-        parts.append(f"<tr><td>{e(grade_id)}</td><td>{worth:g}</td><td>{e(rate)}</td>"
+        parts.append(f"<tr><td>{e(grade_id)}</td><td>{e(worth_text)}</td><td>{e(rate)}</td>"
                      f"<td><ul>{reasons}</ul></td></tr>")
-    parts.append(f"</table><h2>{e(say('cohort_per_student', lang))}</h2><table><tr>"
+    parts.append("</table>")
+    hints = similar_answers(root, assignment)
+    parts.append(f"<h2>{e(say('cohort_similar', lang))}</h2><p>{e(say('cohort_similar_hint', lang))}</p>")
+    if hints:
+        parts.append("<ul>")
+        for grade_id, found in hints.items():
+            for students, ratio in found:
+                alike = say("cohort_identical", lang) if ratio >= 1 else \
+                    say("cohort_nearly", lang, percent=f"{100 * ratio:.0f}")
+                parts.append(f"<li><code>{e(grade_id)}</code>: {e(', '.join(students))} ({e(alike)})</li>")
+        parts.append("</ul>")
+    else:
+        parts.append(f"<p>{e(say('cohort_no_similar', lang))}</p>")
+    parts.append(f"<h2>{e(say('cohort_per_student', lang))}</h2><table><tr>"
                  + "".join(f"<th>{e(say(k, lang))}</th>" for k in
-                           ("cohort_student", "cohort_score", "cohort_note")) + "</tr>")
+                           ("cohort_student", "cohort_score", "cohort_extra", "cohort_note")) + "</tr>")
     for row in rows:
-        parts.append(f"<tr><td>{e(row['student'])}</td><td>{row['score']:g}/{row['max_score']:g}"
-                     f"</td><td>{e(row['note'])}</td></tr>")
+        score = f"{row['score']:g}/{row['max_score']:g}" if not row["note"] else "–"
+        extra = f"+{row['extra_credit']:g}" if row["extra_credit"] else ""
+        parts.append(f"<tr><td>{e(row['student'])}</td><td>{score}</td><td>{extra}</td>"
+                     f"<td>{e(row['note'])}</td></tr>")
     parts.append(f"</table><p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p></body></html>")
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)

@@ -28,7 +28,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
 from course.student import SEED_VARIABLE
-from grader.cgroups import KernelGroup
+from grader.cgroups import PREFIX, KernelGroup, maker_is_gone
 
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
 KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
@@ -96,7 +96,8 @@ class SandboxedKernelManager(AsyncKernelManager):
                                  f"not in {cwd or os.getcwd()}")
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
-        self._private = Path(tempfile.mkdtemp(prefix="course-kernel-"))
+        remove_leftovers_once(self.cgroup_parent if self.use_cgroup else None)
+        self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.connection_file = str(self._private / "kernel.json")
         self._group = None
         if self.sandbox:
@@ -191,6 +192,40 @@ class SandboxedKernelManager(AsyncKernelManager):
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         self.release_sandbox()
+
+
+_swept = False
+REMOTE_PREFIX = "course-remote-"  # a Dask worker's copy of a submission (grader/execute.py)
+
+
+def remove_leftovers_once(cgroup_parent):
+    """Once per process, before its first kernel: remove the private folders and
+    cgroups of kernels whose grading process has ended without cleaning up (a
+    Dask worker or nbgrader killed with SIGKILL). `cgroup_parent` None: no cgroups."""
+    global _swept
+    if _swept:
+        return
+    _swept = True
+    remove_leftovers(cgroup_parent)
+
+
+def remove_leftovers(cgroup_parent, tmp=None):
+    """Remove this user's kernel folders and Dask workers' submission copies (in the
+    temporary folder) and kernel
+    cgroups whose maker has ended; returns how many things were removed."""
+    removed = 0
+    tmp = Path(tmp or tempfile.gettempdir())
+    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*")]:
+        try:
+            mine = folder.is_dir() and folder.lstat().st_uid == os.geteuid()
+        except OSError:
+            continue
+        if mine and maker_is_gone(folder.name):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += not folder.exists()
+    if cgroup_parent is not None:
+        removed += KernelGroup.remove_leftovers(cgroup_parent)
+    return removed
 
 
 def describe_defences(sandbox, group, why_no_group, uid=65534):

@@ -1,4 +1,6 @@
 """Draw a computation graph with matplotlib (no Graphviz binary needed)."""
+import itertools
+
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
@@ -41,7 +43,7 @@ def heights(root, column):
         for n in nodes:
             y[id(n)] = sum(y[id(x)] for x in n._inputs) / len(n._inputs)
         nodes.sort(key=lambda n: -y[id(n)])
-        for upper, lower in zip(nodes, nodes[1:]):
+        for upper, lower in itertools.pairwise(nodes):
             gap = y[id(upper)] - y[id(lower)]
             if gap < 1:  # push the pair apart around its middle
                 middle = (y[id(upper)] + y[id(lower)]) / 2
@@ -69,7 +71,7 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         for input_ in node._inputs:
             px, py = xy[id(input_)]
             ax.annotate("", xy=(x - 0.75, y_), xytext=(px + 0.75, py),
-                        arrowprops=dict(arrowstyle="->", color="0.4"))
+                        arrowprops={"arrowstyle": "->", "color": "0.4"})
         op = SYMBOL.get(node._op, node._op)
         text = name(node) + (f"  ({op})" if op else "")
         text += f"\ndata = {node.data:g}"

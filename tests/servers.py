@@ -81,11 +81,20 @@ def postgresql(user=None, database="gradebook"):
                                f"{log.read_text() if log.exists() else ''}")
         server = f"postgresql+psycopg://postgres:{password}@127.0.0.1:{port}"
         create_database(f"{server}/postgres", database)
-        yield f"{server}/{database}"
+        url = f"{server}/{database}"
+        # for fault tests: stop the server (fast: connections are cut) and start it again
+        CONTROL[url] = {"stop": lambda: run("pg_ctl", "-D", str(data), "-m", "fast", "-w", "stop"),
+                        "start": lambda: run("pg_ctl", "-D", str(data), "-l", str(log), "-w",
+                                             "-t", "60", "start")}
+        yield url
     finally:
+        CONTROL.pop(locals().get("url"), None)
         if started:
             run("pg_ctl", "-D", str(data), "-m", "fast", "-w", "stop")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+CONTROL = {}  # url -> {"stop": ..., "start": ...} of each running server
 
 
 def create_database(url, name):

@@ -1,11 +1,19 @@
-"""The student's JupyterLab in a real browser (Debian's Chromium through Playwright):
-a started assignment opens unmodified, student mode has no instructor tools and
-speaks Spanish for a Spanish assignment. Screenshots go to the test's tmp folder."""
+"""The student's JupyterLab in a real browser (Debian's Chromium through Playwright),
+started by the README's own command, `python -m course start ASSIGNMENT`, run as a
+subprocess by an ordinary user (a throw-away one when the suite runs as root) in one
+clone where the other language was started before: the notebook opens unmodified,
+in the assignment's language, without instructor tools; Validate tells the truth (a
+half-done notebook names the exercise to do first, a removed graded cell is named, a
+blank bonus does not fail). Screenshots go to a folder of the pytest tmp dir; their
+paths are printed."""
 import json
 import os
+import pwd
+import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -14,13 +22,15 @@ from pathlib import Path
 import pytest
 
 from authoring.build import ROOT
-from course.start import lab_command, start
 
 CHROMIUM = "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason="Chromium is missing (apt-get install chromium)")
 TOKEN = "course-browser-test"
+STUDENT_USER = "h17test-student"  # made and removed by the `student` fixture when the suite runs as root
+MENUS = {"en": {"File", "Edit", "View", "Settings", "Help"},
+         "es": {"Archivo", "Editar", "Ver", "Configuración", "Ayuda"}}
 
 
 def free_port():
@@ -29,67 +39,92 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """A clone with a started Spanish assignment, and JupyterLab in student mode on loopback."""
-    server, base, notebook = open_lab(tmp_path, "theory03-es")
+class Student:
+    """A clone of the course owned by the student who runs the README's commands in it."""
+
+    def __init__(self, clone, user, home, screenshots):
+        self.clone, self.user, self.home, self.screenshots = clone, user, home, screenshots
+        self.started = []  # assignments started so far in this clone, in order
+
+    def run_options(self):
+        env = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTER")}
+        env.update(HOME=str(self.home), PATH=f"{Path(sys.executable).parent}:{env.get('PATH', '')}")
+        options = {"cwd": self.clone, "env": env}
+        if self.user is not None:
+            options.update(user=self.user.pw_uid, group=self.user.pw_gid, extra_groups=[])
+        return options
+
+    def screenshot(self, page, name):
+        path = self.screenshots / f"{name}.png"
+        page.screenshot(path=str(path))
+        print("screenshot:", path)
+
+
+@pytest.fixture(scope="session")
+def student(tmp_path_factory):
+    """One clone for the whole session (every assignment started in it, one after the
+    other), owned by a throw-away ordinary user when the suite runs as root."""
+    from conftest import ordinary_user  # lets others traverse to the interpreter
+    clone = Path(tempfile.mkdtemp(prefix="h17test-clone-"))
+    home = Path(tempfile.mkdtemp(prefix="h17test-home-"))
+    shutil.copytree(ROOT / "release", clone / "release")
+    user = None
+    if os.geteuid() == 0:
+        ordinary_user()
+        subprocess.run(["userdel", STUDENT_USER], capture_output=True, check=False)  # left by a run cut short
+        subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", STUDENT_USER], check=True)
+        user = pwd.getpwnam(STUDENT_USER)
+        for path in [clone, *clone.rglob("*"), home]:
+            os.chown(path, user.pw_uid, user.pw_gid)
     try:
-        yield base, notebook, tmp_path
+        yield Student(clone, user, home, tmp_path_factory.mktemp("screenshots"))
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        if user is not None:  # once JupyterLab has stopped its kernels, the user has no process left
+            for _ in range(20):
+                if subprocess.run(["userdel", STUDENT_USER], capture_output=True, check=False).returncode == 0:
+                    break
+                time.sleep(1)
+            assert STUDENT_USER not in {u.pw_name for u in pwd.getpwall()}, "the test user was not removed"
+        shutil.rmtree(clone, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
 
 
-def test_started_notebook_opens_unmodified_in_spanish_without_instructor_tools(lab):
-    base, notebook, folder = lab
-    before = json.loads(notebook.read_text())
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{base}/lab/tree/{notebook.parent.name}/{notebook.name}?token={TOKEN}&reset")
-        page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
-        time.sleep(2)  # let JupyterLab write the kernel's metadata, as it does on opening
-        menus = page.locator("#jp-MainMenu .lm-MenuBar-item").all_text_contents()
-        dirty = page.locator(".lm-TabBar-tab.jp-mod-dirty").count()
-        validate = page.locator(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate')").count()
-        page.screenshot(path=str(folder / "opened-es.png"))
-        page.keyboard.press("Control+s")
-        time.sleep(2)
-        browser.close()
-    print("menus:", menus, "| unsaved tabs:", dirty, "| Validate buttons:", validate)
-    assert dirty == 0
-    assert json.loads(notebook.read_text()) == before  # saving changed nothing
-    assert {"Archivo", "Editar", "Ver", "Configuración", "Ayuda"} <= set(menus)
-    assert "Nbgrader" not in menus  # no Formgrader, no Create Assignment
-    assert validate == 1
-
-
-# ---- a student's whole session, in every unit and language ----------------------
-
-STUB = {"en": "write your code here", "es": "escribe aquí tu código"}
-ASSIGNMENTS = sorted(p.name for p in (ROOT / "release").glob("*-*") if p.is_dir())
-
-
-def open_lab(folder, assignment):
-    """Start `assignment` in `folder` and JupyterLab on loopback; (server, base, notebook)."""
-    lang = assignment.rsplit("-", 1)[-1]
-    shutil.copytree(ROOT / "release", folder / "release")
-    notebook = start(assignment, root=folder)
+def start_lab(student, assignment):
+    """`python -m course start ASSIGNMENT` as the student, on loopback: (server, the
+    notebook's address as the command printed it, the notebook's path)."""
     port = free_port()
-    arguments, env = lab_command(folder, lang, extra=[
-        "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-        f"--IdentityProvider.token={TOKEN}"])
-    server = subprocess.Popen(arguments, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = student.screenshots / f"{assignment}-server.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "course", "start", assignment, "--no-browser", "--ip=127.0.0.1",
+             f"--port={port}", f"--IdentityProvider.token={TOKEN}"],
+            stdout=out, stderr=subprocess.STDOUT, **student.run_options())
+    student.started.append(assignment)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(120):
+    for _ in range(240):
         try:
             urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
             break
         except OSError:
+            assert server.poll() is None, f"`course start {assignment}` exited: {log.read_text()[-2000:]}"
             time.sleep(0.5)
-    return server, base, notebook
+    printed = re.search(rf"{re.escape(base)}(/lab/tree/\S+)\?token=", log.read_text())
+    assert printed, f"no address of the notebook in the command's output: {log.read_text()[-2000:]}"
+    unit = assignment.rsplit("-", 1)[0]
+    return server, f"{base}{printed[1]}?token={TOKEN}&reset", student.clone / "my-work" / assignment / f"{unit}.ipynb"
+
+
+def stop(server):
+    server.terminate()
+    server.wait(timeout=30)
+
+
+STUB = {"en": "write your code here", "es": "escribe aquí tu código"}
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "release").glob("*-*") if p.is_dir())
+NOT_DONE = {"en": "not done yet", "es": "aún no está hech"}  # an exercise (hecho), a cell (hecha)
+FIRST = {"en": "do this one first", "es": "haz primero este"}
+MISSING = {"en": "this graded cell is missing", "es": "falta esta celda calificada"}
+EXERCISE = {"en": "Exercise", "es": "Ejercicio"}
 
 
 def cells(page):
@@ -143,55 +178,123 @@ def type_into(page, index, code):
     page.keyboard.insert_text(code)
 
 
+def validate(page):
+    """Click Validate; (passed, the dialog's text). The dialog is closed again."""
+    page.click(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate') jp-button")
+    page.wait_for_selector(".jp-Dialog #validation-message", timeout=240_000)
+    message = page.locator(".jp-Dialog #validation-message")
+    passed, said = "validation-success" in message.get_attribute("class"), message.text_content()
+    return passed, said
+
+
+def close_dialog(page):
+    page.click(".jp-Dialog .jp-mod-accept")
+    page.wait_for_selector(".jp-Dialog", state="detached")
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_a_student_solves_the_assignment_in_jupyterlab(tmp_path, assignment):
-    """Run all on the blank copy (the first failure is the stub's message, in the notebook's
-    language), type the answers in, run all again (no error, every figure drawn), Validate
-    (success), and find the answers saved in the student's file."""
+def test_a_student_solves_the_assignment_in_jupyterlab(student, assignment):
+    """The README's command opens the copied notebook, unmodified, in the assignment's
+    language (the other language started before in the same clone); run all on the
+    blank copy (the first failure is the stub's message, in that language); theory 03:
+    Validate on a half-done notebook names the next exercise; type the answers in (not
+    the bonuses), run all again (no error but a blank bonus's, every figure drawn),
+    Validate (success), find the answers saved; theory 03: a deleted graded cell is named."""
     import nbformat
     lang = assignment.rsplit("-", 1)[-1]
     unit = assignment.rsplit("-", 1)[0]
+    other = "es" if lang == "en" else "en"
+    before_me = [a for a in student.started if a.endswith(f"-{other}")]
     solved = nbformat.read(ROOT / "source" / assignment / f"{unit}.ipynb", 4)
     answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solved.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}  # code, and written answers
-    figures = sum("image/png" in o.get("data", {}) for c in solved.cells for o in c.get("outputs", []))
-    server, base, notebook = open_lab(tmp_path, assignment)
+               if c.metadata.get("nbgrader", {}).get("solution")
+               and "bonus" not in c.metadata["nbgrader"]["grade_id"]}  # bonuses stay blank
+    # the figures above the first bonus: Run All stops at an error, and a blank bonus may raise one
+    first_bonus = next((i for i, c in enumerate(solved.cells)
+                        if "bonus" in c.metadata.get("nbgrader", {}).get("grade_id", "")), len(solved.cells))
+    figures = sum("image/png" in o.get("data", {}) for c in solved.cells[:first_bonus] for o in c.get("outputs", []))
+    server, address, notebook = start_lab(student, assignment)
     blank = nbformat.read(notebook, 4)
+    before = json.loads(notebook.read_text())
     where = {c.metadata["nbgrader"]["grade_id"]: i for i, c in enumerate(blank.cells)
              if c.metadata.get("nbgrader", {}).get("grade_id") in answers}
     assert where.keys() == answers.keys()
+    said = {}
     try:
         with playwright.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                          args=["--no-sandbox", "--disable-dev-shm-usage"])
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{base}/lab/tree/{notebook.parent.name}/{notebook.name}?token={TOKEN}&reset")
+            page.goto(address)
             page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
+            time.sleep(2)  # let JupyterLab write the kernel's metadata, as it does on opening
+            tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current").first.text_content()
+            menus = set(page.locator("#jp-MainMenu .lm-MenuBar-item").all_text_contents())
+            dirty = page.locator(".lm-TabBar-tab.jp-mod-dirty").count()
+            buttons = page.locator(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate')").count()
+            student.screenshot(page, f"{assignment}-opened")
+            page.keyboard.press("Control+s")
+            time.sleep(1)
+            saved_unchanged = json.loads(notebook.read_text()) == before
             run_all(page)
             first_failure = error_texts(page)[0]
-            page.screenshot(path=str(tmp_path / f"{assignment}-blank.png"))
+            page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").first \
+                .evaluate("e => e.scrollIntoView({block: 'center'})")
+            student.screenshot(page, f"{assignment}-blank")
+            if unit == "theory03":  # half done: exercise 1 written, Validate names exercise 2
+                first_answer = next(iter(where))
+                type_into(page, where[first_answer], answers[first_answer])
+                passed, said["half-done"] = validate(page)
+                student.screenshot(page, f"{assignment}-validate-half-done")
+                close_dialog(page)
+                assert not passed
             for grade_id, index in where.items():
                 type_into(page, index, answers[grade_id])
             run_all(page)
             left = error_texts(page)
             drawn = page.locator(".jp-OutputArea-output img").count()
-            page.screenshot(path=str(tmp_path / f"{assignment}-solved.png"))
-            page.click(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate') jp-button")
-            page.wait_for_selector(".jp-Dialog #validation-message", timeout=240_000)
-            verdict = page.locator(".jp-Dialog #validation-message").get_attribute("class")
-            said = page.locator(".jp-Dialog #validation-message").text_content()
-            page.screenshot(path=str(tmp_path / f"{assignment}-validated.png"))
+            student.screenshot(page, f"{assignment}-solved")
+            passed, said["solved"] = validate(page)
+            student.screenshot(page, f"{assignment}-validate-solved")
+            close_dialog(page)
+            saved = nbformat.read(notebook, 4)  # Validate saves first: the student's answers are on disk
+            if unit == "theory03":  # a graded test cell deleted: Validate names it
+                # JupyterLab will not delete a locked cell; a text editor, or a copy
+                # into a new notebook, will: done here on the file, then reopened
+                edited = nbformat.read(notebook, 4)
+                edited.cells = [c for c in edited.cells
+                                if c.metadata.get("nbgrader", {}).get("grade_id") != f"{unit}-central"]
+                nbformat.write(edited, notebook)
+                page.goto(address)
+                page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
+                page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
+                removed_passed, said["removed"] = validate(page)
+                student.screenshot(page, f"{assignment}-validate-removed")
+                close_dialog(page)
             browser.close()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
-    print(assignment, "| first failure:", first_failure.strip().splitlines()[-1][:120],
-          "| errors once solved:", len(left), "| figures:", drawn, "of", figures, "| validate:", verdict, said[:300])
-    assert STUB[lang] in first_failure and STUB["es" if lang == "en" else "en"] not in first_failure
-    assert left == []
+        stop(server)
+    print(assignment, "| started before in this clone:", student.started[:-1], "| tab:", tab,
+          "| menus:", sorted(menus), "| first failure:", first_failure.strip().splitlines()[-1][:160],
+          "| errors once solved:", [e.strip()[:100] for e in left], "| figures:", drawn, "of", figures,
+          "| validate:", {k: v[:400] for k, v in said.items()})
+    assert tab.startswith(f"{unit}.ipynb")  # the command opened the copied notebook
+    assert MENUS[lang] <= menus, menus  # the interface speaks the assignment's language
+    assert not MENUS[other] & menus - MENUS[lang]
+    assert "Nbgrader" not in menus  # no Formgrader, no Create Assignment
+    assert buttons == 1 and dirty == 0 and saved_unchanged
+    assert STUB[lang] in first_failure and STUB[other] not in first_failure
+    assert NOT_DONE[lang] in first_failure  # the blank stub's one-line message
+    assert all(NOT_DONE[lang] in error for error in left)  # only blank bonuses may still say so
     assert drawn >= figures
-    assert "validation-success" in verdict
-    saved = nbformat.read(notebook, 4)  # Validate saves first: the student's answers are on disk
+    assert passed, said["solved"]  # a blank bonus never fails Validate
     for grade_id, index in where.items():
         assert saved.cells[index].source == answers[grade_id]
+    if unit == "theory03":
+        assert f"{EXERCISE[lang]} 2 ({unit}-gradients) — {FIRST[lang]}" in said["half-done"]
+        assert f"{EXERCISE[lang]} 1 (" not in said["half-done"]
+        assert not removed_passed and f"{EXERCISE[lang]} 3 ({unit}-central)" in said["removed"]
+        assert MISSING[lang] in said["removed"]
+    if before_me:
+        print(f"{assignment}: interface in {lang} after {before_me} had been started in the same clone")

@@ -44,7 +44,7 @@ HARD_CODED = {
                              "'PowBackward0', 'SubBackward0', 'AddmmBackward0', 'AccumulateGrad', "
                              "'AccumulateGrad', 'TBackward0', 'AccumulateGrad']",
     },
-    # a gradcheck that always says True (it passes every visible test of correct expressions),
+    # a gradcheck that always says True (the visible test's sign bug shows it),
     # and a complex step that knows the visible test's two functions
     "lab03": {
         "lab03-gradcheck-answer": "def gradcheck(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):\n    return True",
@@ -158,6 +158,10 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
     if unit == "lab03":
         # the always-True gradcheck carries no annotations: that cell fails visibly
         assert {"en": "annotations", "es": "anotaciones"}[lang] in verdict_text(cells.pop("lab03-annotations"))
+        # it lets the sign bug through (a visible test), and the battery of Exercise 2 is left blank
+        assert {"en": "instead of raising", "es": "en vez de lanzar"}[lang] in \
+            verdict_text(cells.pop("lab03-gradcheck"))
+        assert "MORE_EXPRESSIONS" in verdict_text(cells.pop("lab03-battery"))
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 

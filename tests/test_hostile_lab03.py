@@ -5,12 +5,14 @@ gave): the solution, the release, the gradchecks the issue names
 (always True, always raising, each hint ignored) and a representative part of the hostile
 corpus (forged evidence, monkeypatched course helpers, a dying kernel, theft of the
 reference gradcheck), each with the score it must get."""
-import pytest
-from nbformat.v4 import new_code_cell
+import re
 
+import pytest
 from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from grader.sandbox import sandbox_available
+from nbformat.v4 import new_code_cell
 from test_grading import HARD_CODED
+
+from grader.sandbox import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab03-en"
@@ -41,6 +43,21 @@ course.evidence.close = lambda *a, **k: True
 builtins.abs = lambda x: 0.0
 math.isclose = lambda *a, **k: True
 '''
+# the table-lookup gradcheck that scored 7/7 when the hidden expressions were fixed lambdas: it reads the
+# names and constants of f's code and answers from a table, computing nothing
+READS_THE_CODE = '''def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
+              atol: float = 1e-4, rtol: float = 1e-3) -> bool:
+    code = getattr(f, "__code__", None)
+    names, constants = set(getattr(code, "co_names", ())), getattr(code, "co_consts", ())
+    table = {"sub_wrong_sign": 1, "mul_assigns": 0, "mul_swapped": 0, "neg_wrong_sign": 2}
+    for name, index in table.items():
+        if name in names:
+            raise AssertionError(f"gradcheck FAILED at input index {index}")
+    if "square_times" in names and 3.0 in constants:
+        raise AssertionError("gradcheck FAILED at input index 1")
+    if "square_times" in names and atol + 2 * rtol < 0.02:
+        raise AssertionError("gradcheck FAILED at input index 0")
+    return True'''
 THEFT = '''
 for module in ("grader.gradcheck", "grader.checks.lab03", "grader.checks"):
     try:
@@ -66,24 +83,36 @@ def replaced(text, old, new):
     return text.replace(old, new)
 
 
+def without_restore(text):
+    """The solution with `x.data = saved` (the restore, not `saved + eps`) made a `pass`."""
+    changed = re.sub(r"x\.data = saved(?!\s*[+-])", "pass", text)
+    assert changed != text
+    return changed
+
+
 @pytest.fixture(scope="module")
 def graded(grader):
     course = Course(course_folder(), grader)
     assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
-    solved = lambda: course.solved(ASSIGNMENT)  # noqa: E731
+    solved = lambda: course.solved(ASSIGNMENT)
     right = solution(course)
-    hint = {  # the solution with one hint ignored
-        "no_restore": replaced(right, "x.data = saved  #", "pass  #"),
-        "no_zero": replaced(replaced(right, "        x.grad = 0.0  #", "        pass  #"),
+    hint = {  # the solution with one hint ignored, or one step done wrong
+        "no_restore": without_restore(right),
+        "no_zero": replaced(replaced(right, "        x.grad = 0.0", "        pass"),
                             "out.zero_grad()", "pass"),
-        "graph_zero_only": replaced(right, "        x.grad = 0.0  #", "        pass  #"),
+        "graph_zero_only": replaced(right, "        x.grad = 0.0", "        pass"),
         "no_atol": replaced(right, "atol + rtol * abs(num)", "rtol * abs(num)"),
+        "no_rtol": replaced(right, "atol + rtol * abs(num)", "atol"),
+        "forward_difference": replaced(right, "(f_plus - f_minus) / (2 * eps)", "(f_plus - f(*inputs).data) / eps"),
+        "returns_false": replaced(right, "raise AssertionError(", "return False and AssertionError("),
+        "no_index": replaced(right, "at input index {index}", "somewhere"),
     }
     submissions = {
         "honest": solved(),
         "blank": course.release(ASSIGNMENT),
         "always_true": fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}),
         "always_raises": fill(solved(), {ANSWER: ALWAYS_RAISES}),
+        "reads_the_code": fill(solved(), {ANSWER: READS_THE_CODE}),
         **{name: fill(solved(), {ANSWER: text}) for name, text in hint.items()},
         "dying": fill(solved(), {ANSWER: DIES_ON_STALE + replaced(
             right, "    numerical = []\n",
@@ -98,10 +127,13 @@ def graded(grader):
     yield course, result
 
 
-# 7 points (gradcheck 6, annotations 1) plus 1 of extra credit (the complex step); the
-# written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1.
-SCORES = {"honest": 8, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 2, "no_zero": 2,
-          "graph_zero_only": 2, "no_atol": 2, "dying": 2, "forger": 0, "patches": 2, "theft": 8}
+# 9 points (gradcheck 6, battery 2, annotations 1) plus 1 of extra credit (the complex step); the
+# written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1, and
+# the battery's 2 where it still raises AssertionError on each engine bug (the battery is graded, not
+# the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults).
+SCORES = {"honest": 10, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 4, "no_zero": 4,
+          "graph_zero_only": 4, "no_atol": 4, "no_rtol": 4, "forward_difference": 4, "returns_false": 2,
+          "no_index": 4, "reads_the_code": 2, "dying": 4, "forger": 0, "patches": 2, "theft": 10}
 
 
 def test_every_submission_was_graded(graded):
@@ -126,12 +158,17 @@ def verdicts(course, name):
 
 def test_reasons(graded):
     course = graded[0]
-    assert "restore .data" in verdicts(course, "no_restore")["lab03-gradcheck"]
-    assert "stale .grad = 7" in verdicts(course, "graph_zero_only")["lab03-gradcheck"]
-    assert "stale .grad = 100" in verdicts(course, "no_zero")["lab03-gradcheck"]
-    assert "atol=0.025, rtol=0" in verdicts(course, "no_atol")["lab03-gradcheck"]
+    reasons = {  # the visible test names the mistake where it can; else the hidden verdict does
+        "no_restore": "restore .data", "graph_zero_only": "from before: zero every input's .grad",
+        "no_zero": "from before: zero every input's .grad",
+        "no_atol": "near 0 only atol can absorb", "no_rtol": "near 0 only atol can absorb",
+        "forward_difference": "a forward difference", "returns_false": "instead of raising",
+        "no_index": "'input index 1'", "reads_the_code": "instead of raising",
+        "forger": "instead of raising",  # its gradcheck is `return True`; the forged evidence never counts
+    }
+    for name, reason in reasons.items():
+        assert reason in verdicts(course, name)["lab03-gradcheck"], (name, verdicts(course, name))
     assert "kernel died" in verdicts(course, "dying")["lab03-gradcheck"]
-    assert "expected" in verdicts(course, "forger")["lab03-gradcheck"]
     theft = "".join(o.get("text", "") for c in course.autograded(ASSIGNMENT, "theft").cells
                     for o in c.get("outputs", []))
     assert "THEFT references: nothing in grader.gradcheck" in theft and "FOUND" not in theft

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from course.breakit import sub_sign_bug
+from course.mutants import MUTANTS, engine_class, mutated_source
 from grader.checks.lab03 import CHECKS
-from grader.gradcheck import gradcheck
+from grader.gradcheck import check_minigrad, gradcheck
 from minigrad import Value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,14 +70,33 @@ def test_reference_respects_atol_and_rtol():
         gradcheck(almost, (Value(1.0),), atol=0.0, rtol=0.009)
 
 
-# minigrad stays untyped (students read it); --follow-imports=silent keeps --strict on the reference
-@pytest.mark.parametrize("tool", [["mypy", "--strict", "--follow-imports=silent"], ["ruff", "check"]])
+# the stop conditions as written: the reference and all it imports (minigrad, course.breakit) typed
+@pytest.mark.parametrize("tool", [["mypy", "--strict"], ["ruff", "check"]])
 def test_reference_is_typed_and_linted(tool):
     executable = shutil.which(tool[0], path=str(Path(sys.executable).parent))
     assert executable, f"{tool[0]} is pinned in requirements.txt"
     result = subprocess.run([executable, *tool[1:], REFERENCE], check=False, cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- the reference battery against single-rule backward mutants of the engine ----
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[f"{i}-{m.method}-{m.kind}" for i, m in enumerate(MUTANTS)])
+def test_reference_battery_catches_every_decidable_backward_mutant(mutant):
+    """Deterministic: fixed expressions at fixed points (benchmarks/gradcheck_mutants.py
+    runs the same mutants through the command)."""
+    failures = check_minigrad(engine_class(mutant), quiet=True)
+    if mutant.undecidable:
+        assert failures == 0, f"{mutant.name} was said undecidable ({mutant.undecidable}) but fails"
+    else:
+        assert failures > 0, f"the battery lets {mutant.name} through"
+
+
+def test_the_unmutated_engine_passes_and_every_mutant_line_exists():
+    assert check_minigrad(quiet=True) == 0
+    assert all(mutated_source(m) != mutated_source(MUTANTS[0]) or m is MUTANTS[0] for m in MUTANTS)
 
 
 # ---- the hidden checks, judged directly on gradcheck variants (no notebook yet) ----
@@ -93,7 +113,7 @@ def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float 
         x.data = saved - eps
         f_minus = f(*inputs).data
         x.data = RESTORE
-        numerical.append((f_plus - f_minus) / (2 * eps))
+        numerical.append(NUMERICAL)
     out = f(*inputs)
     if ZERO:
         for x in inputs:
@@ -106,15 +126,25 @@ def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float 
             raise AssertionError(MESSAGE)
     return True
 '''
-RIGHT = {"RESTORE": "saved", "ZERO": "True", "COMPARISON": "diff <= atol + rtol * abs(num)",
+RIGHT = {"RESTORE": "saved", "ZERO": "True", "NUMERICAL": "(f_plus - f_minus) / (2 * eps)",
+         "COMPARISON": "diff <= atol + rtol * abs(num)",
          "MESSAGE": 'f"gradcheck FAILED at input index {i}:\\n  numerical = {num:.6f}"'}
 
 
 def variant(**changes):
+    return _define(_fill({**RIGHT, **changes}))
+
+
+def _define(text, name="gradcheck"):
+    """Run `text` as a notebook cell would, its source findable by inspect (as IPython's cells are)."""
+    import linecache
+    import math
     from collections.abc import Callable
-    namespace = {"Callable": Callable, "Value": Value}
-    exec(_fill({**RIGHT, **changes}), namespace)  # noqa: S102 (builds the variants under test)
-    return namespace["gradcheck"]
+    filename = f"<variant {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"Callable": Callable, "Value": Value, "math": math}
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 (builds the variants under test)
+    return namespace[name]
 
 
 def _fill(fields):
@@ -126,12 +156,9 @@ def _fill(fields):
 
 def graph_zero_only():
     """Hint 3 ignored: zeroes the graph (out.zero_grad()), not the inputs backward never reaches."""
-    from collections.abc import Callable
-    namespace = {"Callable": Callable, "Value": Value}
     text = _fill(RIGHT).replace("        for x in inputs:\n            x.grad = 0.0\n", "")
     assert "x.grad = 0.0" not in text
-    exec(text, namespace)  # noqa: S102
-    return namespace["gradcheck"]
+    return _define(text)
 
 
 def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
@@ -140,6 +167,22 @@ def always_true(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
 
 def always_raises(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
     raise AssertionError("gradcheck FAILED at input index 0")
+
+
+def returns_false(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    try:
+        return gradcheck(f, inputs, eps=eps, atol=atol, rtol=rtol)
+    except AssertionError:
+        return False
+
+
+def reads_the_code(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):
+    """The table-lookup gradcheck that scored 7/7: it answers from f's code, computing nothing."""
+    code = getattr(f, "__code__", None)
+    names = set(code.co_names) if code else set()
+    if names & {"sub_wrong_sign", "mul_assigns", "mul_swapped"}:
+        raise AssertionError("gradcheck FAILED at input index 0")
+    return True
 
 
 def judge(fn, lang="en", seed=7):
@@ -164,19 +207,37 @@ def test_solution_passes_the_hidden_cases_in_both_languages():
     variant(COMPARISON="diff <= atol"),                         # no rtol
     variant(COMPARISON="diff < atol + rtol * abs(num) - 1e-3"),  # too strict
     variant(MESSAGE='"gradcheck FAILED"'),                      # no index in the message
+    variant(NUMERICAL="(f_plus - f(*inputs).data) / eps"),      # a forward difference (f at the point, restored)
+    returns_false, reads_the_code,
 ], ids=["always-true", "always-raises", "no-restore", "no-zero", "graph-zero-only", "no-atol", "no-rtol", "too-strict",
-        "no-index"])
-def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong):
-    verdict = judge(wrong)
+        "no-index", "forward-difference", "returns-false", "reads-the-code"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_wrong_gradcheck_fails_the_hidden_cases(wrong, seed):
+    verdict = judge(wrong, seed=seed)
     assert not verdict.passed
-    assert "expected" in verdict.summary or "restore" in verdict.summary, verdict.summary
+    assert "must" in verdict.summary or "restore" in verdict.summary, verdict.summary
+    spanish = judge(wrong, "es", seed).summary
+    assert "debe" in spanish or "restaura" in spanish, spanish
+    assert "returned" not in spanish and "expected" not in spanish, spanish  # (the quoted message is the student's)
 
 
-def test_annotations_are_required():
+LOOSE = '''
+def gradcheck(f: object, inputs: object, *, eps: object = 1e-5, atol: object = 1e-4,
+              rtol: object = 1e-3) -> object:
+    return f(*inputs).data is not None
+'''
+
+
+def test_annotations_are_checked_by_mypy_strict():
     check = CHECKS["lab03-annotations"]
     assert check.judge(1, check.probe.gather(1, [variant()]), "en").passed
-    verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")
-    assert not verdict.passed and "anotaciones" in verdict.summary
+    verdict = check.judge(1, check.probe.gather(1, [always_true]), "es")  # no annotations at all
+    assert not verdict.passed and "anotaciones" in verdict.summary and "no-untyped-def" in verdict.summary
+    verdict = check.judge(1, check.probe.gather(1, [_define(LOOSE)]), "en")  # annotated, but `object`
+    assert not verdict.passed and '"object" not callable' in verdict.summary, verdict.summary
+    # the cell is checked as a whole: an import the function uses is found
+    uses_os = "import os\n" + _fill(RIGHT).replace("    return True", "    os.getpid()\n    return True")
+    assert check.judge(1, check.probe.gather(1, [_define(uses_os)]), "en").passed
 
 
 # ---- the bonus (complex step) and the notebook itself ----
@@ -223,3 +284,43 @@ def test_release_gives_no_gradcheck_and_asks_for_the_eps_paragraph():
         assert "def gradcheck" not in code and "numerical" not in code.split("EXPRESSIONS = [")[0]
         answers = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-eps"]
         assert len(answers) == 1 and answers[0].source.strip() == stub
+
+
+def test_battery_check_needs_every_blind_spot_covered_and_explained():
+    from grader.gradcheck import battery
+    check = CHECKS["lab03-battery"]
+    given = battery()[:16]  # the notebook's EXPRESSIONS
+    more = [(name, f, point, "why it is there") for name, f, point in battery()[16:]]
+
+    def verdict(gradcheck_, more_, lang="en"):
+        return check.judge(1, check.probe.gather(1, [gradcheck_, more_, given]), lang)
+    assert verdict(gradcheck, more).passed
+    missing_relu = verdict(gradcheck, more[:-1], "es")  # relu only at a positive input
+    assert not missing_relu.passed and "deja pasar 1 de los 56" in missing_relu.summary, missing_relu.summary
+    assert "relu: self.grad += out.grad" in missing_relu.summary
+    unexplained = verdict(gradcheck, [entry[:3] + (" ",) for entry in more])
+    assert not unexplained.passed and "reason" in unexplained.summary
+    assert not verdict(always_true, more).passed
+    assert "own engine" in verdict(always_raises, more).summary
+
+
+@pytest.mark.parametrize("lang, says", [("en", "bonus not attempted"), ("es", "extra sin intentar")])
+def test_a_blank_bonus_passes_its_visible_test_quietly(lang, says, capsys):
+    """The release's stub for complex_step left as it is: its test cell and the plot after it run
+    without raising and say, in one line, that the bonus was not attempted."""
+    import cmath
+    import math
+
+    import numpy as np
+    cells = notebook("release", lang).cells
+    gid = [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
+    stub = cells[gid.index("lab03-bonus-complex-answer")].source
+    test = cells[gid.index("lab03-bonus-complex")].source
+    plot = cells[gid.index("lab03-bonus-complex") + 2].source
+    assert "NotImplementedError" in stub and "bonus_attempted" in plot
+    namespace = {"cmath": cmath, "math": math, "np": np}
+    exec(stub, namespace)  # noqa: S102 (the release's own cells)
+    exec(test, namespace)  # noqa: S102
+    exec(plot, namespace)  # noqa: S102
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0] == says and namespace["bonus_attempted"] is False

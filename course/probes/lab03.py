@@ -1,109 +1,157 @@
 """Cases of lab 03's hidden test: expressions handed to the student's gradcheck.
 
-Correct expressions at random points, expressions whose backward has a bug
-injected by hand (nodes built here with a faulty `_backward`, so minigrad
-itself is never altered), borderline tolerances, an unused input, stale
-gradients. The probe records what happened (returned True / raised, with the
-message; the inputs' data before and after); it knows no answer.
+Every expression is drawn at grading time: a small random graph over 2 to 4
+inputs (minigrad's own operations, inputs reused by later nodes), and in some
+cases one node whose backward is wrong in one way (a sign, `=` for `+=`, a
+factor, swapped operands) on one of its inputs. Each is built as a closure over
+the drawn description, the same code for every case, so neither its code nor
+its name tells a correct expression from a wrong one: only computing the two
+gradients does. The cases also draw the tolerances (some at a border, some
+tight with a larger eps, where a forward difference is off), stale gradients
+and an unused input. The probe records what the student's gradcheck did
+(returned True / raised, with the message; the inputs' data before and after);
+it knows no answer: the grader rebuilds each expression and decides.
 """
 import cmath
-import inspect
 
+from course.mutants import _failing, caught, decidable
 from course.probes import Probe
+from course.strict import mypy_strict
 from minigrad import Value
 
+UNARY = ("tanh", "exp", "square", "logsq", "relu", "cube")
+BINARY = ("+", "-", "*", "div")
+BUGS = ("sign", "assign", "factor", "swap")  # what the wrong node's backward does on one input
 
-def _node(data, inputs, backward):
-    out = Value(data, inputs, "bug")
-    out._backward = lambda: backward(out)
+
+def _apply(op, x, y):
+    if op == "+":
+        return x + y
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    if op == "div":
+        return x / (y * y + 1.0)
+    if op == "tanh":
+        return x.tanh()
+    if op == "exp":
+        return (x * 0.5).exp()
+    if op == "square":
+        return x ** 2
+    if op == "cube":
+        return x ** 3
+    if op == "logsq":
+        return (x * x + 1.0).log()
+    return x.relu()
+
+
+def _wrong_mul(x, y, kind, slot, factor):
+    """x * y whose backward is wrong on input `slot` in the way `kind` says."""
+    out = Value(x.data * y.data, (x, y), "*")
+    inputs = (x, y)
+
+    def backward():
+        for i, node in enumerate(inputs):
+            right = inputs[1 - i].data * out.grad
+            if i != slot:
+                node.grad += right
+            elif kind == "sign":
+                node.grad -= right
+            elif kind == "assign":
+                node.grad = right
+            elif kind == "factor":
+                node.grad += factor * right
+            else:  # swap: its own value instead of the other operand's
+                node.grad += node.data * out.grad
+    out._backward = backward
     return out
 
 
-def sub_wrong_sign(x, y):
-    def backward(out):
-        x.grad += out.grad
-        y.grad += out.grad  # should be -out.grad
-    return _node(x.data - y.data, (x, y), backward)
+def build(description):
+    """The expression f(*inputs) a case describes: [n_inputs, nodes, wrong], where each node
+    is [op, i, j] over the values so far (inputs first) and `wrong` is [] or
+    [node, kind, slot, factor] (that node is a product with a wrong backward)."""
+    _, nodes, wrong = description
+
+    def f(*inputs):
+        values = list(inputs)
+        for k, (op, i, j) in enumerate(nodes):
+            if wrong and wrong[0] == k:
+                values.append(_wrong_mul(values[i], values[j], *wrong[1:]))
+            else:
+                values.append(_apply(op, values[i], values[j]))
+        return values[-1] * values[-2] if len(nodes) > 1 else values[-1]
+    return f
 
 
-def mul_assigns(x, y):
-    def backward(out):
-        x.grad = y.data * out.grad  # `=`: loses what other paths added
-        y.grad = x.data * out.grad
-    return _node(x.data * y.data, (x, y), backward)
+def _draw_description(rng, n_inputs, wrong):
+    nodes = []
+    for k in range(rng.randint(2, 4)):
+        size = n_inputs + k
+        # every input is used by some node, and the last nodes reuse earlier values
+        i = k if k < n_inputs else rng.randrange(size)
+        j = rng.randrange(size)
+        op = rng.choice(BINARY + UNARY)
+        nodes.append([op, i, j])
+    for extra in range(len(nodes), n_inputs):  # inputs no node reached yet
+        nodes.append([rng.choice(BINARY), extra, rng.randrange(n_inputs + len(nodes))])
+    bug = []
+    if wrong:
+        k = rng.randrange(len(nodes))
+        nodes[k][0] = "*"
+        bug = [k, rng.choice(BUGS), rng.randrange(2), rng.choice((0.5, 1.5, 3.0))]
+    return [n_inputs, nodes, bug]
 
 
-def square_times(factor):
-    def square(x):
-        def backward(out):
-            x.grad += factor * x.data * out.grad  # right when factor == 2
-        return _node(x.data ** 2, (x,), backward)
-    return square
-
-
-def mul_swapped(x, y):
-    def backward(out):
-        x.grad += x.data * out.grad  # operands swapped
-        y.grad += y.data * out.grad
-    return _node(x.data * y.data, (x, y), backward)
-
-
-def neg_wrong_sign(x):
-    def backward(out):
-        x.grad += out.grad
-    return _node(-x.data, (x,), backward)
-
-
-EXPRESSIONS = {
-    "add": lambda a, b: a + b,
-    "mul": lambda a, b: a * b,
-    "sub": lambda a, b: a - b,
-    "pow": lambda a, b: a ** 3 + b ** 2,
-    "exp_log": lambda a, b: a.exp() * (b * b + 1.0).log(),
-    "tanh": lambda a, b: (a * b).tanh(),
-    "relu": lambda a, b: (a * b + 3.0).relu(),
-    "div": lambda a, b: a / (b * b + 1.0),
-    "diamond": lambda a, b, c: (a * b + c) * (a - c),
-    # bugs: the case names the input index the grader expects in the message
-    "bug_sign": lambda a, b: sub_wrong_sign(a, b),
-    "bug_assign": lambda a, b: mul_assigns(a, b) + a,
-    "bug_factor": lambda a, b: a + square_times(3.0)(b),
-    "bug_swap": lambda a, b: mul_swapped(a, b),
-    "bug_one": lambda a, b, c: a * b + neg_wrong_sign(c),
-    "border": lambda a: square_times(2.02)(a),  # off by 1 % of the gradient
-    "unused": lambda a, b, u: a * b,
-}
+def _point(rng, n):
+    return [round(rng.uniform(0.4, 1.6) * rng.choice((-1, 1)), 3) for _ in range(n)]
 
 
 def cases(rng):
-    def point(n):
-        return [round(rng.uniform(0.5, 2.0) * rng.choice((-1, 1)), 3) for _ in range(n)]
-    default = [1e-4, 1e-3]  # [atol, rtol], the seed's defaults
-    drawn = [[name, point(3 if name == "diamond" else 2), default, 0.0]
-             for name in ("add", "mul", "sub", "pow", "exp_log", "tanh", "relu", "div", "diamond")]
-    for name in ("bug_sign", "bug_assign", "bug_factor", "bug_swap"):
-        drawn.append([name, [round(rng.uniform(1.0, 2.0), 3), round(rng.uniform(2.5, 4.0), 3)], default, 0.0])
-    drawn.append(["bug_one", point(3), default, 0.0])
-    # the border bug is off by 0.02 at a = 1 (gradient 2): inside or outside each tolerance
-    for tolerances in ([0.0, 0.012], [0.0, 0.008], [0.025, 0.0], [0.015, 0.0]):
-        drawn.append(["border", [1.0], tolerances, 0.0])
-    drawn.append(["unused", point(2) + [0.0], default, 0.0])
-    drawn.append(["mul", point(2), default, 100.0])  # stale .grad values before the call
-    # a stale .grad on an input backward never reaches: out.zero_grad() alone leaves it there
-    drawn.append(["unused", point(2) + [0.0], default, 7.0])
+    """[description, point, [eps, atol, rtol], stale .grad, unused input] for each case."""
+    default = [1e-5, 1e-4, 1e-3]
+    drawn = []
+    for wrong in [False] * 6 + [True] * 8:
+        n = rng.randint(2, 4)
+        drawn.append([_draw_description(rng, n, wrong), _point(rng, n), default, 0.0, 0])
+    for _ in range(3):  # tight, with a larger eps: a central difference passes, a forward one does not
+        n = rng.randint(2, 3)
+        drawn.append([_draw_description(rng, n, False), _point(rng, n), [1e-3, 1e-6, 1e-5], 0.0, 0])
+    # x * x with one side's gradient off by a factor 1 + off: 0.7 of the error fails, 1.4 of it passes
+    for scale in (0.7, 1.4):
+        off = round(rng.uniform(0.01, 0.03), 4)
+        drawn.append([[1, [["*", 0, 0]], [0, "factor", rng.randrange(2), 1 + off]], _point(rng, 1),
+                      [1e-5, 0.0, round(off / 2 * scale, 6)], 0.0, 0])  # relative error off/2
+        drawn.append([[1, [["*", 0, 0]], [0, "factor", rng.randrange(2), 1 + off]], [1.0],
+                      [1e-5, round(off * scale, 6), 0.0], 0.0, 0])  # absolute error off at 1
+    for stale in (100.0, 7.0):  # stale .grad values before the call, also on an unused input
+        n = rng.randint(2, 3)
+        drawn.append([_draw_description(rng, n, False), _point(rng, n), default, stale, 1])
+    rng.shuffle(drawn)
     return drawn
+
+
+def expression(case):
+    """The callable and the input values of a case (an unused input, if any, comes last)."""
+    description, point, _, _, unused = case
+    f = build(description)
+    if unused:
+        return (lambda *inputs: f(*inputs[:-1])), point + [0.0]
+    return f, point
 
 
 def call(objects, case):
     """[outcome, message, data before, data after] for one case."""
     gradcheck = objects[0]
-    name, point, tolerances, stale = case
+    f, point = expression(case)
+    (eps, atol, rtol), stale = case[2], case[3]
     inputs = tuple(Value(x) for x in point)
     for x in inputs:
         x.grad = stale
     before = [x.data for x in inputs]
     try:
-        result = gradcheck(EXPRESSIONS[name], inputs, atol=tolerances[0], rtol=tolerances[1])
+        result = gradcheck(f, inputs, eps=eps, atol=atol, rtol=rtol)
         outcome, message = ("True", "") if result is True else ("returned", repr(result)[:80])
     except AssertionError as error:
         outcome, message = "AssertionError", str(error)[:300]
@@ -113,9 +161,19 @@ def call(objects, case):
 
 
 def annotations(objects, case):
-    """The annotations of the student's gradcheck, as strings."""
-    signature = inspect.signature(objects[0])
-    return [str(p.annotation) for p in signature.parameters.values()] + [str(signature.return_annotation)]
+    """What `mypy --strict` says about the student's gradcheck: [] when nothing."""
+    return mypy_strict(objects[0])
+
+
+def battery_call(objects, case):
+    """[expressions failing on minigrad's engine, [[mutant, caught 0/1], ...], expressions without a
+    reason] for the student's battery (EXPRESSIONS and MORE_EXPRESSIONS) and gradcheck."""
+    gradcheck, more, given = objects
+    unexplained = [str(entry[0])[:80] for entry in more
+                   if len(entry) != 4 or not isinstance(entry[3], str) or not entry[3].strip()]
+    battery = list(given) + [tuple(entry[:3]) for entry in more]
+    wrong = _failing(gradcheck, battery, Value)
+    return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()], unexplained]
 
 
 # ---- bonus: the complex-step derivative of plain functions (complex arguments, via cmath) ----
@@ -142,4 +200,5 @@ PROBES = {
     "lab03-bonus-complex": Probe("lab03-bonus-complex", complex_cases, call=complex_call),
     "lab03-gradcheck": Probe("lab03-gradcheck", cases, call=call),
     "lab03-annotations": Probe("lab03-annotations", lambda rng: [["signature"]], call=annotations),
+    "lab03-battery": Probe("lab03-battery", lambda rng: [["battery"]], call=battery_call),
 }

@@ -40,6 +40,7 @@ class Check:
     output, when it is more than a cell may print (large arrays): GradingExecute
     lets that one evidence output through up to it; the rest keeps the cell's cap.
     `bonus`: points of extra credit this cell gives when it passes (its `points` are 0).
+    `localized`: `describe` takes the language too (`describe(case, lang)`).
     `names` labels the elements of a tuple answer, and `mistakes(case)` gives the wrong
     answers the unit predicts for `case` (a message key of course.i18n -> a value shaped
     like the answer, None where any value may appear), as in the visible tests: a failing
@@ -55,6 +56,7 @@ class Check:
     bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/bonus.py)
     names: tuple | None = None
     mistakes: Callable | None = None
+    localized: bool = False  # describe(case, lang): the case told in the student's language
 
     @property
     def grade_id(self):
@@ -75,7 +77,7 @@ class Check:
         if not isinstance(results, list) or len(results) != len(cases):
             return Verdict(False, say("bad_evidence", lang, detail="cases"))
         for case, result in zip(cases, results):
-            what = self.describe(case)
+            what = self.describe(case, lang) if self.localized else self.describe(case)
             if not isinstance(result, dict):
                 return Verdict(False, say("bad_evidence", lang, detail="result"))
             if "error" in result:

@@ -1,46 +1,61 @@
 """Hidden checks of lab 03 (the student's gradcheck): which cases must pass, which must raise, where.
 
-The probe hands the student's gradcheck correct expressions, expressions with
-an injected backward bug, borderline tolerances, an unused input and stale
-gradients; here each case has its expected outcome: True, or an
-AssertionError whose message names the input index (English "input index i",
-Spanish "índice i"), with every input's `.data` restored either way.
+The probe hands the student's gradcheck expressions drawn at grading time (see
+course/probes/lab03.py). Here each one is rebuilt from the same seed and the
+reference gradcheck decides its expected outcome: True, or an AssertionError
+whose message names the first input whose gradient is wrong ("input index i"
+in English, "índice i" in Spanish), with every input's `.data` restored either
+way. An input whose error is within 10 % of its tolerance could honestly go
+either way (the student's rounding is not the reference's): there both are
+accepted.
 """
 import math
 import re
 
 from course.i18n import say
-from course.probes.lab03 import PROBES
+from course.mutants import decidable
+from course.probes.lab03 import PROBES, expression
 from grader.checks import Check
+from grader.gradcheck import gradients
+from minigrad import Value
 
-# the input index each injected bug must be reported at (the first wrong gradient)
-BUG_INDEX = {"bug_sign": 1, "bug_assign": 0, "bug_factor": 1, "bug_swap": 0, "bug_one": 2}
-INDEX = re.compile(r"(?:index|índice)\D{0,3}(\d+)", re.IGNORECASE)
+INDEX = {"en": re.compile(r"index\D{0,3}(\d+)", re.IGNORECASE),
+         "es": re.compile(r"índice\D{0,3}(\d+)", re.IGNORECASE)}
+BAND = (0.9, 1.1)  # error / tolerance ratios that may honestly land on either side
 
 
 def expected(case):
-    """None when gradcheck must return True, else the input index it must raise at."""
-    name, _, tolerances, _ = case
-    if name in BUG_INDEX:
-        return BUG_INDEX[name]
-    if name == "border":  # off by 0.02 on a gradient of 2
-        atol, rtol = tolerances
-        return None if atol + 2 * rtol >= 0.02 else 0
-    return None
+    """The outcomes a right gradcheck may give: None (True) and/or the input index it raises at."""
+    f, point = expression(case)
+    eps, atol, rtol = case[2]
+    allowed = []
+    for index, (num, analytic) in enumerate(gradients(f, [Value(x) for x in point], eps)):
+        ratio = abs(num - analytic) / (atol + rtol * abs(num)) if math.isfinite(num) else math.inf
+        if not ratio <= BAND[0]:
+            allowed.append(index)
+            if not ratio <= BAND[1]:
+                return allowed
+    return allowed + [None]
 
 
-def _describe(case):
-    name, point, tolerances, stale = case
-    extra = f", atol={tolerances[0]:g}, rtol={tolerances[1]:g}"
-    stale_text = f" (stale .grad = {stale:g})" if stale else ""
-    return f"gradcheck({name} at {', '.join(f'{x:g}' for x in point)}{extra}){stale_text}"
+def _describe(case, lang):
+    _, point, (eps, atol, rtol), stale, unused = case
+    inputs = point + [0.0] if unused else point
+    extra = []
+    if stale:
+        extra.append(say("lab03_case_stale", lang, stale=f"{stale:g}"))
+    if unused:
+        extra.append(say("lab03_case_unused", lang))
+    return say("lab03_case", lang, point=", ".join(f"{x:g}" for x in inputs),
+               eps=f"{eps:g}", atol=f"{atol:g}", rtol=f"{rtol:g}", extra="".join(extra))
 
 
-def _outcome(got, lang):
-    outcome, message = got[0], got[1]
+def _got(outcome, message, lang):
     if outcome == "True":
-        return "True"
-    return f"{outcome}: {message[:120]!r}"
+        return say("lab03_got_true", lang)
+    if outcome == "returned":
+        return say("lab03_got_returned", lang, value=message)
+    return say("lab03_got_raised", lang, error=outcome, message=message[:160])
 
 
 def compare_gradcheck(got, want, case, lang, stated):
@@ -49,20 +64,42 @@ def compare_gradcheck(got, want, case, lang, stated):
     outcome, message, before, after = got
     if before != after:
         return say("lab03_not_restored", lang, before=before, after=after)
-    if want is None:
-        if outcome != "True":
-            return say("returned", lang, what="", got=_outcome(got, lang), want="True")
+    if outcome == "True" and None in want:
         return None
-    match = INDEX.search(message)
-    if outcome != "AssertionError" or not match or int(match.group(1)) != want:
-        return say("returned", lang, what="", got=_outcome(got, lang),
-                   want=f"AssertionError ... {want}")
-    return None
+    if outcome == "AssertionError":
+        match = INDEX[lang].search(message)
+        if match and int(match.group(1)) in want:
+            return None
+    told = _got(outcome, message, lang)
+    wrong = [i for i in want if i is not None]
+    if not wrong:
+        tight = case[2][0] > 1e-5
+        return say("lab03_must_pass", lang, got=told) + (say("lab03_tight", lang) if tight else "")
+    return say("lab03_must_raise", lang, got=told, index=wrong[-1])
 
 
 def compare_annotations(got, want, case, lang, stated):
-    if not isinstance(got, list) or len(got) != 6 or any("_empty" in str(a) for a in got):
-        return say("lab03_unannotated", lang)
+    if not isinstance(got, list) or not all(isinstance(line, str) for line in got):
+        return say("bad_evidence", lang, detail="result")
+    if got:
+        return say("lab03_not_strict", lang, n=len(got), first=got[0][:200])
+    return None
+
+
+def compare_battery(got, want, case, lang, stated):
+    """The battery passes on the right engine, catches every decidable mutant, explains itself."""
+    if not (isinstance(got, list) and len(got) == 3 and all(isinstance(part, list) for part in got)):
+        return say("bad_evidence", lang, detail="result")
+    wrong, caught_by_name, unexplained = got
+    caught_by_name = {str(pair[0]): pair[1] for pair in caught_by_name if isinstance(pair, list) and len(pair) == 2}
+    if wrong:
+        return say("lab03_battery_wrong", lang, names=", ".join(map(str, wrong[:3])))
+    if unexplained:
+        return say("lab03_battery_reason", lang, names=", ".join(map(str, unexplained[:3])))
+    missed = [m for m in decidable() if caught_by_name.get(m.name) != 1]
+    if missed:
+        return say("lab03_battery_missed", lang, n=len(missed), total=len(decidable()),
+                   bugs="; ".join(f"{m.method}: {m.new}" for m in missed[:3]))
     return None
 
 
@@ -84,7 +121,10 @@ CHECKS = {
                                  describe=lambda case: f"complex_step({case[0]}, {case[1]:g})",
                                  rel_tol=1e-12, abs_tol=1e-12, stated={"bonus": 1}, bonus=1),
     "lab03-gradcheck": Check(PROBES["lab03-gradcheck"], reference=expected, describe=_describe,
-                             compare=compare_gradcheck),
+                             compare=compare_gradcheck, localized=True),
+    "lab03-battery": Check(PROBES["lab03-battery"], reference=lambda case: None,
+                           describe=lambda case, lang: say("lab03_battery", lang), compare=compare_battery,
+                           localized=True),
     "lab03-annotations": Check(PROBES["lab03-annotations"], reference=lambda case: None,
                                describe=lambda case: "gradcheck", compare=compare_annotations),
 }

@@ -1,0 +1,158 @@
+"""Single-rule backward mutants of minigrad/engine.py: the bugs a gradcheck battery must catch.
+
+Each mutant changes one line of one `_backward` (a sign, a dropped factor, swapped
+operands, `=` for `+=`, an off-by-one power, a missing `* out.grad`, the gradient sent
+to the wrong input). `engine_class(mutant)` builds that engine's `Value` in memory,
+minigrad itself untouched. Two mutants no gradcheck can decide, and say why in
+`undecidable`: they compute the same derivative as the engine wherever it exists.
+Lab 03's students run their own battery against them (`battery_report`); the
+reference battery is measured the same way:
+
+    python benchmarks/gradcheck_mutants.py      # caught/total for `python -m grader gradcheck`
+"""
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import minigrad.engine
+
+ENGINE = Path(minigrad.engine.__file__)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    method: str  # the Value method whose `_backward` is changed
+    kind: str    # the rule broken, as the benchmark counts them
+    old: str     # one line of that method, exactly as in engine.py (stripped)
+    new: str
+    undecidable: str = ""  # why no gradcheck can tell it from the engine, if it cannot
+
+    @property
+    def name(self) -> str:
+        return f"{self.method}: {self.kind}: {self.new}"
+
+
+def _m(method: str, kind: str, old: str, new: str, undecidable: str = "") -> Mutant:
+    return Mutant(method, kind, old, new, undecidable)
+
+
+_ADD_S, _ADD_O = "self.grad += out.grad", "other.grad += out.grad"
+_MUL_S, _MUL_O = "self.grad += other.data * out.grad", "other.grad += self.data * out.grad"
+_SUB_S, _SUB_O = "self.grad += out.grad", "other.grad += -1.0 * out.grad"
+_POW = "self.grad += exponent * _power(self.data, exponent - 1) * out.grad"
+_EXP = "self.grad += out.data * out.grad  # d/dx e^x = e^x"
+_LOG = "self.grad += out.grad / self.data"
+_TANH = "self.grad += (1.0 - t * t) * out.grad"
+_RELU = "self.grad += (1.0 if self.data > 0 else 0.0) * out.grad"
+
+MUTANTS = [
+    _m("__add__", "sign flip", _ADD_S, "self.grad += -out.grad"),
+    _m("__add__", "sign flip", _ADD_O, "other.grad += -out.grad"),
+    _m("__add__", "= for +=", _ADD_S, "self.grad = out.grad"),
+    _m("__add__", "= for +=", _ADD_O, "other.grad = out.grad"),
+    _m("__add__", "missing * out.grad", _ADD_S, "self.grad += 1.0"),
+    _m("__add__", "missing * out.grad", _ADD_O, "other.grad += 1.0"),
+    _m("__add__", "wrong input", _ADD_S, "other.grad += out.grad"),
+    _m("__add__", "wrong input", _ADD_O, "self.grad += out.grad"),
+    _m("__mul__", "sign flip", _MUL_S, "self.grad += -other.data * out.grad"),
+    _m("__mul__", "sign flip", _MUL_O, "other.grad += -self.data * out.grad"),
+    _m("__mul__", "dropped factor", _MUL_S, "self.grad += out.grad"),
+    _m("__mul__", "dropped factor", _MUL_O, "other.grad += out.grad"),
+    _m("__mul__", "swapped operands", _MUL_S, "self.grad += self.data * out.grad"),
+    _m("__mul__", "swapped operands", _MUL_O, "other.grad += other.data * out.grad"),
+    _m("__mul__", "= for +=", _MUL_S, "self.grad = other.data * out.grad"),
+    _m("__mul__", "= for +=", _MUL_O, "other.grad = self.data * out.grad"),
+    _m("__mul__", "missing * out.grad", _MUL_S, "self.grad += other.data"),
+    _m("__mul__", "missing * out.grad", _MUL_O, "other.grad += self.data"),
+    _m("__mul__", "wrong input", _MUL_S, "other.grad += other.data * out.grad"),
+    _m("__mul__", "wrong input", _MUL_O, "self.grad += self.data * out.grad"),
+    _m("__sub__", "sign flip", _SUB_S, "self.grad += -out.grad"),
+    _m("__sub__", "sign flip", _SUB_O, "other.grad += 1.0 * out.grad"),
+    _m("__sub__", "= for +=", _SUB_S, "self.grad = out.grad"),
+    _m("__sub__", "= for +=", _SUB_O, "other.grad = -1.0 * out.grad"),
+    _m("__sub__", "missing * out.grad", _SUB_S, "self.grad += 1.0"),
+    _m("__sub__", "missing * out.grad", _SUB_O, "other.grad += -1.0"),
+    _m("__sub__", "wrong input", _SUB_S, "other.grad += out.grad"),
+    _m("__sub__", "wrong input", _SUB_O, "self.grad += -1.0 * out.grad"),
+    _m("__pow__", "sign flip", _POW, "self.grad += -exponent * _power(self.data, exponent - 1) * out.grad"),
+    _m("__pow__", "dropped factor", _POW, "self.grad += _power(self.data, exponent - 1) * out.grad"),
+    _m("__pow__", "dropped factor", _POW, "self.grad += exponent * out.grad"),
+    _m("__pow__", "off-by-one power", _POW, "self.grad += exponent * _power(self.data, exponent) * out.grad"),
+    _m("__pow__", "off-by-one power", _POW, "self.grad += exponent * _power(self.data, exponent - 2) * out.grad"),
+    _m("__pow__", "= for +=", _POW, "self.grad = exponent * _power(self.data, exponent - 1) * out.grad"),
+    _m("__pow__", "missing * out.grad", _POW, "self.grad += exponent * _power(self.data, exponent - 1)"),
+    _m("exp", "sign flip", _EXP, "self.grad += -out.data * out.grad"),
+    _m("exp", "dropped factor", _EXP, "self.grad += out.grad"),
+    _m("exp", "swapped operands", _EXP, "self.grad += self.data * out.grad"),
+    _m("exp", "= for +=", _EXP, "self.grad = out.data * out.grad"),
+    _m("exp", "missing * out.grad", _EXP, "self.grad += out.data"),
+    _m("log", "sign flip", _LOG, "self.grad += -out.grad / self.data"),
+    _m("log", "dropped factor", _LOG, "self.grad += out.grad"),
+    _m("log", "swapped operands", _LOG, "self.grad += out.grad * self.data"),
+    _m("log", "= for +=", _LOG, "self.grad = out.grad / self.data"),
+    _m("log", "missing * out.grad", _LOG, "self.grad += 1.0 / self.data"),
+    _m("tanh", "sign flip", _TANH, "self.grad += -(1.0 - t * t) * out.grad"),
+    _m("tanh", "sign flip", _TANH, "self.grad += (1.0 + t * t) * out.grad"),
+    _m("tanh", "dropped factor", _TANH, "self.grad += out.grad"),
+    _m("tanh", "off-by-one power", _TANH, "self.grad += (1.0 - t) * out.grad"),
+    _m("tanh", "= for +=", _TANH, "self.grad = (1.0 - t * t) * out.grad"),
+    _m("tanh", "missing * out.grad", _TANH, "self.grad += (1.0 - t * t)"),
+    _m("relu", "sign flip", _RELU, "self.grad += -(1.0 if self.data > 0 else 0.0) * out.grad"),
+    _m("relu", "dropped factor", _RELU, "self.grad += out.grad"),
+    _m("relu", "swapped operands", _RELU, "self.grad += (0.0 if self.data > 0 else 1.0) * out.grad"),
+    _m("relu", "= for +=", _RELU, "self.grad = (1.0 if self.data > 0 else 0.0) * out.grad"),
+    _m("relu", "missing * out.grad", _RELU, "self.grad += (1.0 if self.data > 0 else 0.0)"),
+    _m("relu", "gate", _RELU, "self.grad += (1.0 if self.data >= 0 else 0.0) * out.grad",
+       undecidable="differs only at 0, relu's kink, where the derivative does not exist "
+                   "(a central difference there gives 1/2, neither 0 nor 1)"),
+    _m("relu", "gate", _RELU, "self.grad += (1.0 if out.data > 0 else 0.0) * out.grad",
+       undecidable="an equivalent mutant: out.data = max(x, 0) > 0 exactly when x > 0"),
+]
+
+
+def mutated_source(mutant: Mutant) -> str:
+    """engine.py with `mutant.old` replaced by `mutant.new` inside `mutant.method` only."""
+    source = ENGINE.read_text()
+    start = source.index(f"    def {mutant.method}(")
+    end = source.index("\n    def ", start + 1)
+    method = source[start:end]
+    if method.count(mutant.old) != 1:  # the engine changed: the table must follow it
+        raise LookupError(f"{mutant.method} has no single line {mutant.old!r}")
+    return source[:start] + method.replace(mutant.old, mutant.new) + source[end:]
+
+
+def engine_class(mutant: Mutant) -> Any:
+    """The mutant engine's `Value` class, built in memory."""
+    module = ModuleType(f"minigrad_mutant_{MUTANTS.index(mutant)}")
+    module.__dict__["__name__"] = module.__name__
+    exec(compile(mutated_source(mutant), f"<{mutant.name}>", "exec"), module.__dict__)  # noqa: S102
+    return module.__dict__["Value"]
+
+
+def decidable() -> list[Mutant]:
+    return [m for m in MUTANTS if not m.undecidable]
+
+
+def _failing(gradcheck: Any, battery: Any, leaf: Any) -> list[str]:
+    """The names of the battery's expressions on which `gradcheck` raised AssertionError."""
+    failing = []
+    for name, f, point in battery:
+        try:
+            gradcheck(f, tuple(leaf(x) for x in point))
+        except AssertionError:
+            failing.append(name)
+    return failing
+
+
+def caught(gradcheck: Any, battery: Any, mutant: Mutant) -> bool:
+    """Whether `gradcheck` fails on some expression of `battery` with `mutant`'s engine."""
+    return bool(_failing(gradcheck, battery, engine_class(mutant)))
+
+
+def battery_report(gradcheck: Any, battery: Any) -> tuple[list[str], list[Mutant]]:
+    """(expressions that fail on the right engine, decidable mutants the battery lets through).
+    `battery` holds (name, f, point) triples, as lab 03's EXPRESSIONS."""
+    battery = list(battery)
+    return (_failing(gradcheck, battery, minigrad.engine.Value),
+            [m for m in decidable() if not caught(gradcheck, battery, m)])

@@ -1,0 +1,182 @@
+"""The Validate button of the student's JupyterLab, telling the truth.
+
+nbgrader's own button runs the notebook and fails on any failing grade cell; it
+says "Success" for a notebook whose graded cells were deleted, and fails on an
+optional bonus left blank. The course's check (`check`), used by the button and by
+`python -m course submit`, says "Success" only when
+
+- the notebook is the assignment's (its release file name, in its folder),
+- every graded cell of the release (nbgrader's grade, locked and solution cells)
+  is present, by its id, and every one the grader restores (tests, read-only
+  cells) is unaltered: same nbgrader checksum as in the release,
+- every visible test worth points passes (0-point bonus tests never fail it).
+
+Failures come in notebook order, each named by its exercise (the heading above
+it), the first marked as the one to do first. The answer has nbgrader's format
+({"failed": [{"source", "error", "raw_error"}]}), so nbgrader's lab extension shows
+it unchanged. This module is also a Jupyter server extension: student mode
+(course/start.py) enables it in place of nbgrader's validate_assignment.
+"""
+import html
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+from nbgrader import utils
+from nbgrader.validator import Validator
+
+from course.i18n import say
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+EXERCISE = re.compile(r"exercise|ejercicio|bonus|extra", re.IGNORECASE)
+
+
+class CourseValidator(Validator):
+    """nbgrader's Validator, where a test worth 0 points (a bonus) never fails."""
+
+    def _get_failed_cells(self, nb):
+        return [cell for cell in super()._get_failed_cells(nb)
+                if not (utils.is_grade(cell) and float(cell.metadata.nbgrader.get("points", 0)) == 0)]
+
+
+def language_of(notebook):
+    """The assignment's language, from its folder's name (theory03-es)."""
+    lang = Path(notebook).parent.name.rsplit("-", 1)[-1]
+    return lang if lang in ("en", "es") else "en"
+
+
+def graded(nb):
+    """grade_id -> cell, for the cells nbgrader grades or restores."""
+    return {cell.metadata.nbgrader["grade_id"]: cell for cell in nb.cells
+            if "nbgrader" in cell.metadata and "grade_id" in cell.metadata.nbgrader
+            and (utils.is_grade(cell) or utils.is_locked(cell) or utils.is_solution(cell))}
+
+
+def exercises(nb):
+    """grade_id -> the exercise it belongs to: the nearest heading above the cell
+    that names an exercise (its points left out), else the nearest heading."""
+    names, last, last_exercise = {}, None, None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for heading in HEADING.findall(cell.source):
+                heading = re.sub(r"\s*\(.*\)$", "", heading).strip()
+                last = heading
+                if EXERCISE.search(heading):
+                    last_exercise = heading
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id:
+            names[grade_id] = last_exercise or last or grade_id
+    return names
+
+
+def structure(notebook, release):
+    """What is wrong with the notebook's graded cells, compared with the release: a
+    list of (title, explanation), in the release's order; empty when all is in place."""
+    lang = language_of(notebook)
+    problems = []
+    if Path(notebook).name != Path(release).name:
+        problems.append((say("validate_renamed_title", lang, name=Path(notebook).name),
+                         say("validate_renamed", lang, name=Path(release).name,
+                             folder=Path(notebook).parent.name)))
+    try:
+        mine = graded(nbformat.read(str(notebook), as_version=4))
+    except Exception as error:  # not a notebook at all: that is the whole answer
+        return [(Path(notebook).name, say("unreadable", lang, error=type(error).__name__))]
+    reference = nbformat.read(str(release), as_version=4)
+    labels = exercises(reference)
+    for grade_id, cell in graded(reference).items():
+        title = f"{labels[grade_id]} ({grade_id})"
+        if grade_id not in mine:
+            problems.append((title, say("validate_missing", lang, release=_shown_path(release))))
+        elif not utils.is_solution(cell) and utils.compute_checksum(mine[grade_id]) != utils.compute_checksum(cell):
+            problems.append((title, say("validate_altered", lang, release=_shown_path(release))))
+    return problems
+
+
+def _shown_path(release):
+    """release/<assignment>/<notebook>, as the student finds it in the course folder."""
+    return "/".join(Path(release).parts[-3:])
+
+
+def failures(notebook, log=None):
+    """Run the notebook as nbgrader's Validate does; (title, error) per failing test worth points."""
+    validator = CourseValidator(ignore_checksums=True)  # checksums: `structure` says which cell
+    if log is not None:
+        validator.log = log
+    nb = nbformat.read(str(notebook), as_version=4)
+    labels = exercises(nb)
+    with utils.chdir(str(Path(notebook).parent)):  # as nbgrader's validate: the notebook's folder
+        nb = validator._preprocess(nb)
+    found = []
+    for cell in validator._get_failed_cells(nb):
+        grade_id = cell.metadata.nbgrader["grade_id"]
+        errors = [f"{o.ename}: {ANSI.sub('', str(o.evalue))}" for o in cell.get("outputs", [])
+                  if o.output_type == "error"]
+        found.append((f"{labels.get(grade_id, grade_id)} ({grade_id})",
+                      "\n".join(errors) or say("validate_partial", language_of(notebook))))
+    return found
+
+
+def check(notebook, release=None, log=None):
+    """nbgrader's Validate answer for the student's `notebook`: {} for success, else
+    {"failed": [...]} with every problem, the first marked as the one to do first."""
+    lang = language_of(notebook)
+    problems = structure(notebook, release) if release is not None else []
+    problems += failures(notebook, log)
+    if not problems:
+        return {}
+    (title, error), rest = problems[0], problems[1:]
+    problems = [(say("validate_first", lang, title=title), error)] + rest
+    return {"failed": [{"source": title, "error": html.escape(_wrapped(error)), "raw_error": error}
+                       for title, error in problems]}
+
+
+def _wrapped(text, width=100):
+    """`text` in lines that fit the Validate dialog (it shows errors unwrapped)."""
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ") for line in text.splitlines())
+
+
+def release_of(notebook, work):
+    """The release notebook of a notebook in my-work/<assignment>/, or None."""
+    from course.start import release_notebook
+    notebook, work = Path(notebook).resolve(), Path(work).resolve()
+    if notebook.parent.parent != work:
+        return None
+    return release_notebook(work.parent, notebook.parent.name)
+
+
+# ---- the Jupyter server extension: nbgrader's URLs, the course's answer ----
+
+def _jupyter_server_extension_points():
+    return [{"module": "course.validate"}]
+
+
+def _load_jupyter_server_extension(serverapp):
+    from jupyter_server.utils import url_path_join
+    from nbgrader.server_extensions.validate_assignment.handlers import (
+        NbGraderVersionHandler,
+        ValidateAssignmentHandler,
+    )
+
+    class CourseValidateHandler(ValidateAssignmentHandler):
+        """nbgrader's handler (its checks on the path kept), with `check` as the validator."""
+
+        def validate_notebook(self, path):
+            root = Path(self.settings["root_dir"]).resolve()
+            target = (root / path).resolve()
+            if not target.is_relative_to(root):
+                return {"success": False, "value": "Access denied: path outside allowed directory"}
+            try:
+                value = check(target, release_of(target, root), self.log)
+            except Exception as error:
+                self.log.exception("course validate")
+                return {"success": False, "value": f"{type(error).__name__}: {error}"}
+            return {"success": True, "value": value}
+
+    web = serverapp.web_app
+    web.settings["root_dir"] = serverapp.root_dir
+    base = web.settings["base_url"]
+    web.add_handlers(".*$", [(url_path_join(base, "/assignments/validate"), CourseValidateHandler),
+                             (url_path_join(base, "/nbgrader_version"), NbGraderVersionHandler)])

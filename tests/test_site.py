@@ -1,0 +1,278 @@
+"""The course website (`python -m authoring site`): it builds from the repository,
+shows every unit in both languages without a solution, a hidden test or a reference,
+its links resolve, and its language switch lands on the same page in a browser."""
+import os
+import re
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+from tests.servers import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+UNITS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.md"))
+LANGUAGES = ("en", "es")
+SHORTEST = 12  # shorter solution lines ("return x") are too common to mean anything
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """The site as the documented command builds it (one build for every test)."""
+    out = tmp_path_factory.mktemp("website") / "_site"
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "authoring", "site", "--out", str(out)],
+                   cwd=ROOT, check=True, timeout=600)
+    print(f"site built in {time.monotonic() - started:.1f} s")
+    return out
+
+
+class Page(HTMLParser):
+    """A page's text (what a reader sees or a search finds), its links and its ids."""
+
+    def __init__(self, path):
+        super().__init__(convert_charrefs=True)
+        self.text, self.links, self.ids, self.resources = [], [], set(), []
+        self.feed(Path(path).read_text(encoding="utf-8"))
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        for name in ("src", "href"):
+            if attrs.get(name) and (tag != "a"):
+                self.resources.append(attrs[name])
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def normal(text):
+    """Text as compared: Markdown and math marks dropped, whitespace collapsed."""
+    text = re.sub(r"[`*$]|\\\(|\\\)", "", text)
+    return " ".join(text.split())
+
+
+def between(source, begin, end):
+    lines, inside = [], False
+    for line in source.splitlines():
+        if line.strip().startswith(begin):
+            inside = True
+        elif line.strip().startswith(end):
+            inside = False
+        elif inside:
+            lines.append(line)
+    return lines
+
+
+def secrets(root=ROOT):
+    """Every line of a solution (nbgrader's solution regions and answer cells), of a
+    hidden test, and of lab 03's reference gradcheck, that the release does not show."""
+    public = normal(" ".join(cell.source for path in root.glob("release/*/*.ipynb")
+                             for cell in nbformat.read(path, 4).cells))
+    lines = []
+    for path in root.glob("source/*/*.ipynb"):
+        for cell in nbformat.read(path, 4).cells:
+            role = cell.metadata.get("nbgrader", {})
+            if role.get("solution"):
+                solution = between(cell.source, "### BEGIN SOLUTION", "### END SOLUTION")
+                lines += solution if "### BEGIN SOLUTION" in cell.source else cell.source.splitlines()
+            if role.get("grade") and cell.cell_type == "code":
+                lines += between(cell.source, "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+    lines += (root / "grader" / "gradcheck.py").read_text().splitlines()
+    # nbval's marker is a directive, not an answer
+    return {normal(line) for line in lines if len(normal(line)) >= SHORTEST
+            and normal(line) not in public and not line.strip().startswith("# NBVAL")}
+
+
+def site_text(site):
+    """{file: its text} for everything in the site a reader or a search could see
+    (the theme's and MathJax's own files aside)."""
+    texts = {}
+    for path in site.rglob("*"):
+        if not path.is_file() or "_static" in path.relative_to(site).parts:
+            continue
+        if path.suffix == ".html":
+            texts[path] = normal(" ".join(Page(path).text))
+        elif path.suffix in (".js", ".txt", ".json", ".ipynb", ".md", ".inv", ".py"):
+            texts[path] = normal(path.read_text(encoding="utf-8", errors="replace"))
+    return texts
+
+
+def leaks(site, lines):
+    return sorted((str(path.relative_to(site)), line)
+                  for path, text in site_text(site).items() for line in lines if line in text)
+
+
+def broken_links(site):
+    """Links and resources inside the site that lead nowhere: (page, link)."""
+    pages = {path.resolve(): Page(path) for path in site.rglob("*.html")}
+    broken = []
+    for path, page in pages.items():
+        for link in page.links + page.resources:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc:
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file() or site.resolve() not in target.parents or parts.fragment and target in pages and parts.fragment not in pages[target].ids:
+                broken.append((str(path.relative_to(site.resolve())), link))
+    return broken
+
+
+def title(unit, lang):
+    nb = nbformat.read(ROOT / "release" / f"{unit}-{lang}" / f"{unit}.ipynb", 4)
+    first = next(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    return first.splitlines()[0].lstrip("# ").strip()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("unit", UNITS)
+def test_every_unit_in_both_languages(site, unit, lang):
+    page = Page(site / lang / "units" / f"{unit}.html")
+    text = normal(" ".join(page.text))
+    other = "es" if lang == "en" else "en"
+    assert normal(title(unit, lang)) in text
+    assert f"../../{other}/units/{unit}.html" in page.links, "no language switch to the same page"
+    assert text.startswith("English · Español") or "English · Español" in text[:2000]
+    assert f"python -m course start {unit}-{lang}" in text
+    assert ("Back to top" if lang == "en" else "Volver arriba") in text  # the theme's words too
+    # equations and MathJax, served by the site itself
+    assert "\\frac" in text or "\\partial" in text or "\\varepsilon" in text
+    assert "../_static/mathjax/tex-chtml.js" in page.resources
+    assert (site / lang / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    external = [r for r in page.resources if urlsplit(r).scheme]
+    assert not external, f"the page loads {external}"
+
+
+def test_figures_without_solutions(site):
+    """The figures that owe nothing to an answer are there (the graph drawings of
+    theory 03, the error plot of lab 03); the fp32/fp16 error plot of lab 01 plots
+    the student's gradients, so it is not."""
+    images = {unit: len([r for r in Page(site / "en" / "units" / f"{unit}.html").resources
+                         if "_images/" in r]) for unit in UNITS}
+    assert images["theory03"] >= 3 and images["lab03"] >= 1
+    assert images["lab01"] == 0
+
+
+def test_no_solution_hidden_test_or_reference_in_site(site):
+    lines = secrets()
+    assert len(lines) > 100, "the search would prove nothing"
+    found = leaks(site, lines)
+    print(f"searched {len(site_text(site))} files for {len(lines)} lines of solutions, hidden tests "
+          f"and reference: {len(found)} found")
+    assert not found
+
+
+def test_the_search_finds_a_planted_solution(site, tmp_path):
+    """The no-solution search can fail: a solution line planted in a page is found."""
+    line = min(secrets())
+    (tmp_path / "page.html").write_text(f"<html><body><pre><span>{line}</span></pre></body></html>")
+    assert leaks(tmp_path, {line}) == [("page.html", line)]
+
+
+def test_links_resolve(site):
+    broken = broken_links(site)
+    print(f"{sum(len(Page(p).links) for p in site.rglob('*.html'))} links checked")
+    assert not broken
+
+
+def test_the_link_check_finds_a_broken_link(tmp_path):
+    (tmp_path / "a.html").write_text('<a href="b.html">ok</a> <a href="missing.html">gone</a>'
+                                     ' <a href="b.html#nowhere">no anchor</a>')
+    (tmp_path / "b.html").write_text('<p id="here">b</p>')
+    assert broken_links(tmp_path) == [("a.html", "missing.html"), ("a.html", "b.html#nowhere")]
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium is missing (apt-get install chromium)")
+def test_language_switch_in_a_browser(site):
+    """From a local web server: an English unit page, its equations typeset by the
+    site's own MathJax, "Español" leads to the same unit in Spanish, and back."""
+    from playwright.sync_api import Error, sync_playwright
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(site)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    shots = os.environ.get("SITE_SCREENSHOTS")
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-dev-shm-usage"])
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            requests = []
+            page.on("request", lambda request: requests.append(request.url))
+            for attempt in range(50):  # the server takes a moment to listen
+                try:
+                    page.goto(f"{base}/en/units/theory03.html")
+                    break
+                except Error:
+                    time.sleep(0.2)
+            assert page.locator("h1").first.inner_text().startswith(title("theory03", "en")[:10])
+            page.wait_for_selector("mjx-container", timeout=30_000)
+            if shots:
+                page.screenshot(path=f"{shots}/theory03-en.png")
+            page.click("p.language-switch a:has-text('Español')")
+            page.wait_for_url(f"{base}/es/units/theory03.html")
+            assert page.locator("h1").first.inner_text().startswith(title("theory03", "es")[:10])
+            assert "python -m course start theory03-es" in page.inner_text("body")
+            page.wait_for_selector("mjx-container", timeout=30_000)
+            if shots:
+                page.screenshot(path=f"{shots}/theory03-es.png")
+            page.click("p.language-switch a:has-text('English')")
+            page.wait_for_url(f"{base}/en/units/theory03.html")
+            browser.close()
+        outside = [url for url in requests if not url.startswith(base)]
+        assert not outside, f"the site fetched {outside}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_a_private_guide_stays_off_the_site(tmp_path):
+    from authoring.site import PRIVATE, guides
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "rubric.md").write_text(f"# Rubric\n\n{PRIVATE}\n\nthe model answer\n")
+    (tmp_path / "docs" / "en" / "open.md").write_text(f"# Open\n\nMark a private guide with `{PRIVATE}`.\n")
+    assert list(guides(tmp_path, "en")) == ["docs/open"]
+
+
+def test_outputs_that_owe_something_to_a_solution_are_dropped():
+    """A cell shows its output only when nothing it reads comes from a solution: not
+    through a name, a name assigned from one, nor an object a solution's result was
+    put into; a name assigned again without one is clean again."""
+    from authoring.site import solution_free_outputs
+
+    def cell(source, role=None):
+        new = nbformat.v4.new_code_cell(source)
+        new.outputs = [nbformat.v4.new_output("stream", name="stdout", text=source)]
+        if role:
+            new.metadata["nbgrader"] = {"solution": role == "solution", "grade": role == "tests"}
+        return new
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        cell("import math\nrows = []\nx = 2.0\nprint(math.tau)"),                 # 0 shown
+        cell("def answer(v):\n    return 3 * v", "solution"),                     # 1 solution
+        cell("assert answer(1) == 3", "tests"),                                   # 2 test
+        cell("y = answer(x)\nprint(y)"),                                          # 3 reads answer
+        cell("print(y + 1)"),                                                     # 4 reads y
+        cell("for v in (1, 2):\n    rows.append(answer(v))"),                     # 5 fills rows
+        cell("print(len(rows))"),                                                 # 6 reads rows
+        cell("y = 5\nprint(x, y, math.pi)"),                                      # 7 y clean again
+        cell("%matplotlib inline\nprint(y)"),                                     # 8 magic, clean
+    ]
+    for number, each in enumerate(nb.cells):
+        each.id = f"c{number}"
+    shown = solution_free_outputs(nb)
+    assert sorted(shown) == ["c0", "c7", "c8"]
