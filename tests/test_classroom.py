@@ -41,6 +41,8 @@ ANSWERS = {  # the Spanish student takes only the path through e; the English on
     "en": "def gradients(a, b, c):\n    e = a * b + c\n    f = a - c\n    return f * b + e, f * a, f - e\n",
 }
 REASON = {"es": "falta el camino a través de f", "en": "write your code here"}
+SCORE_WORD = {"es": "Puntuación", "en": "Score"}  # the feedback's words are the student's language
+SCORE = {"es": ("0.0", "12.0"), "en": ("3.0", "12.0")}
 GRADIENTS_CELL = 10  # theory03's gradients() answer cell (tests/test_theory03.py keeps the layout)
 
 
@@ -225,8 +227,9 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             page.wait_for_selector("body", timeout=30_000)
             text = page.locator("body").inner_text()
             shoot(page, shots, f"{lang}-8-feedback")
-            score = re.search(r"Score: (\S+) / (\S+)", text) or re.search(r"(\d+(?:\.\d+)?) / (\d+(?:\.\d+)?)", text)
+            score = re.search(rf"{SCORE_WORD[lang]}: (\S+) / (\S+)\)", text)
             print(lang, "feedback score:", score.group(0) if score else None)
+            assert score and score.groups() == SCORE[lang]  # her mistake earns nothing, his answer 3
             assert REASON[lang] in text
             page.locator(f"text={REASON[lang]}").first.scroll_into_view_if_needed()
             shoot(page, shots, f"{lang}-9-feedback-reason")
