@@ -1,0 +1,117 @@
+"""System users for the class: made with `useradd`, each with a private home and their
+Jupyter settings (interface language, nbgrader's exchange and course, the student's or the
+instructor's tools); removed with `userdel --remove` by `classroom stop`, only those made here."""
+import json
+import os
+import pwd
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+LOCALES = {"en": "en", "es": "es_ES"}
+# nbgrader's lab plugins and server extensions only an instructor has; students keep the
+# menu, the Assignments panel (assignment-list) and the Validate button
+INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                      "@jupyter/nbgrader:course-list")
+INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
+                                "nbgrader.server_extensions.course_list")
+
+
+class AccountError(RuntimeError):
+    """A user that cannot be made or removed."""
+
+
+def exists(login):
+    try:
+        pwd.getpwnam(login)
+        return True
+    except KeyError:
+        return False
+
+
+def create(login):
+    """Make `login` with a private home; refuse a name that is already taken."""
+    if exists(login):
+        raise AccountError(f"a user {login!r} already exists on this machine: "
+                           "choose another --prefix (the classroom only removes users it made)")
+    done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", login],
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise AccountError(f"useradd {login} failed: {done.stderr.strip()}")
+    home = Path(pwd.getpwnam(login).pw_dir)
+    home.chmod(0o700)  # whatever the system's HOME_MODE: nobody else reads this person's work
+    return home
+
+
+def remove(login):
+    """Stop every process of `login` (by PID) and delete the user with their home."""
+    if not exists(login):
+        return
+    uid = pwd.getpwnam(login).pw_uid
+    for _ in range(20):
+        pids = processes_of(uid)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.25)
+    done = subprocess.run(["userdel", "--remove", login], capture_output=True, text=True, check=False)
+    if done.returncode and exists(login):
+        raise AccountError(f"userdel {login} failed: {done.stderr.strip()}")
+
+
+def processes_of(uid):
+    """PIDs of the processes whose real user id is `uid`."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    pids.append(int(entry.name))
+            except FileNotFoundError:
+                pass
+    return pids
+
+
+def write_settings(person, home, exchange, course_id, course_dir=None):
+    """The person's Jupyter settings, owned by them: JupyterLab in their language without
+    news from the network, and nbgrader pointed at the class's exchange (students: only
+    their language's course; instructors: their course folder, formgrader)."""
+    files = {
+        ".jupyter/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings":
+            json.dumps({"locale": LOCALES[person.language]}),
+        ".jupyter/lab/user-settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}),
+    }
+    nbgrader = [f"c.Exchange.root = {str(exchange)!r}"]
+    if person.role == "student":
+        nbgrader.append(f"c.CourseDirectory.course_id = {course_id!r}")
+        files[".jupyter/labconfig/page_config.json"] = json.dumps(
+            {"disabledExtensions": {name: True for name in INSTRUCTOR_PLUGINS}}, indent=1)
+        files[".jupyter/jupyter_server_config.json"] = json.dumps(
+            {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}},
+            indent=1)
+    else:
+        nbgrader.append(f"c.CourseDirectory.root = {str(course_dir)!r}")
+        # JupyterHub's servers forbid every frame (frame-ancestors 'none') unless told
+        # otherwise, and JupyterLab shows formgrader in a frame of the same server
+        files[".jupyter/jupyter_server_config.json"] = json.dumps(
+            {"ServerApp": {"tornado_settings": {"headers": {
+                "Content-Security-Policy": "frame-ancestors 'self'"}}}}, indent=1)
+    files[".jupyter/nbgrader_config.py"] = "c = get_config()  # noqa: F821\n" + "\n".join(nbgrader) + "\n"
+    for relative, text in files.items():
+        write_as(person.login, home / relative, text)
+
+
+def write_as(login, path, text):
+    """Write `path` (and its missing folders) owned by `login`."""
+    user = pwd.getpwnam(login)
+    home = Path(user.pw_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    for item in [path, *path.relative_to(home).parents]:
+        os.chown(home / item, user.pw_uid, user.pw_gid)
