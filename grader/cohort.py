@@ -141,7 +141,7 @@ def plan(root, workers, options):
                     note=f"no cgroup ({why}): each worker's kernels run as a user of their own")
     return Plan(1, note=f"no cgroup ({why}) and not root: concurrent kernels would share one "
                         "process limit (counted per user), so submissions are graded one at a "
-                        "time. Delegate a cgroup to this user (see README) to grade in parallel.")
+                        "time. Delegate a cgroup to this user (docs/en/threat-model.md) to grade in parallel.")
 
 
 def _uid_in_use(uid):
