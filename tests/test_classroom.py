@@ -193,14 +193,9 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
                    f"--course=autograd-by-hand-{lang}")
         print(f"collect, grade, feedback for both languages: {time.monotonic() - started:.0f} s")
         planted = course / "submitted" / people["es"]["login"] / "theory03-es" / "leak.db"
-        try:
-            import grader.intake  # noqa: F401 (the trust-boundary defences: SafeCollect)
-        except ImportError:
-            print("NOT DEFENDED on this branch (no grader/intake.py): collect followed the planted "
-                  f"link: {planted.exists()}")
-        else:
-            assert not planted.exists() and not planted.is_symlink()
-            print("collect left the planted link to the gradebook behind")
+        # stock `collect` would follow it; the course's SafeCollect (grader/intake.py) refuses it
+        assert not planted.exists() and not planted.is_symlink()
+        print("collect left the planted link to the gradebook behind")
         graded = (course / "autograded" / people["es"]["login"] / "theory03-es" / "theory03.ipynb").read_text()
         assert "ENVIRONMENT" in graded and "PATH" in graded  # the student's print ran while grading
         assert MARKER not in graded and "JUPYTERHUB" not in graded
