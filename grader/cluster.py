@@ -29,6 +29,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from grader.archives import member_refusal
+
 # what the worker takes from this machine's configuration: the limits and the sandbox
 CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
 # seconds beyond the notebook's own budget before a task is given up (a worker
@@ -139,20 +141,18 @@ def unpack(archive, folder):
         if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and newer (3.12+)
             tar.extractall(folder, filter="data")
         else:  # 3.11.0-3.11.3 (Debian 12's): no filters, so only plain files and folders
-            tar.extractall(folder, members=plain_members(tar, folder))
+            tar.extractall(folder, members=plain_members(tar))
 
 
-def plain_members(tar, folder):
-    """The archive's members, each a plain file or folder inside `folder`; a link,
-    a device or a path leading out raises UnsafeArchive before anything is written."""
-    top = os.path.realpath(folder)
+def plain_members(tar):
+    """The archive's members, each a plain file or folder inside the folder it is
+    extracted to (grader/archives.py); anything else raises UnsafeArchive before
+    anything is written."""
     members = tar.getmembers()
     for member in members:
-        target = os.path.realpath(os.path.join(top, member.name))
-        if not (member.isfile() or member.isdir()):
-            raise UnsafeArchive(f"{member.name!r} is not a plain file or folder")
-        if os.path.isabs(member.name) or os.path.commonpath([top, target]) != top:
-            raise UnsafeArchive(f"{member.name!r} leads out of the folder")
+        why = member_refusal(member.name, member.isfile() or member.isdir(), member.size)
+        if why:
+            raise UnsafeArchive(why)
         member.mode &= 0o755  # no set-id bits, nothing writable by others
         # owned by whoever extracts (as root, tarfile would give it the archive's owner)
         member.uid, member.gid, member.uname, member.gname = os.getuid(), os.getgid(), "", ""
@@ -203,12 +203,9 @@ def worker_preflight(settings, expected):
     the instructor's grader (`expected`) has (grader/preflight.py)."""
     from traitlets.config import Config
 
-    from grader.preflight import check
+    from grader.preflight import findings
 
-    try:
-        return check(Config(settings), expected)
-    except Exception as error:  # noqa: BLE001 (a worker that cannot start a kernel grades nothing)
-        return [f"a kernel in the sandbox did not start or report ({type(error).__name__}: {error})"]
+    return findings(Config(settings), expected)
 
 
 def preflight_workers(scheduler, settings):

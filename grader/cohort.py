@@ -441,13 +441,18 @@ def log_path(root, assignment, student):
     return Path(root) / LOGS / assignment / log_name(student)
 
 
+def kept_earlier(root, assignment, students):
+    """Those of `students` whose earlier run's graded copy is still in autograded/."""
+    return [s for s in students if (Path(root) / "autograded" / s / assignment).exists()]
+
+
 def unreachable_message(root, assignment, outcomes, patience):
     """What a run stopped by an unreachable database graded, and what it did not: those
     it tried lost their autograded folder (no half-graded copy is left), those it never
     started keep what an earlier run gave them, in autograded/ and the gradebook alike."""
     graded = sorted(o.student for o in outcomes if o.ok)
     missing = sorted(o.student for o in outcomes if not o.ok)
-    earlier = [s for s in missing if (Path(root) / "autograded" / s / assignment).exists()]
+    earlier = kept_earlier(root, assignment, missing)
     text = (f"\nstopped: the gradebook's database could not be reached for {patience:g} s.\n"
             f"graded in this run ({len(graded)}): {for_terminal(', '.join(graded)) or '-'}\n"
             f"not graded ({len(missing)}): {for_terminal(', '.join(missing)) or '-'}\n")
@@ -463,7 +468,7 @@ def interrupted_message(root, assignment, cohort, outcomes, force):
     """What Ctrl-C left, and the command that finishes the job, true with and without --force."""
     graded = {o.student for o in outcomes if o.ok}
     rest = [s for s in cohort if s not in graded]
-    earlier = [s for s in rest if (Path(root) / "autograded" / s / assignment).exists()]
+    earlier = kept_earlier(root, assignment, rest)
     text = f"interrupted: {len(graded)} graded in this run, {len(rest)} not"
     if earlier:
         text += (f" ({len(earlier)} of them keep the grade of an earlier run, "

@@ -24,6 +24,7 @@ from nbgrader.plugins.zipcollect import ExtractorPlugin
 from nbgrader.utils import unzip
 
 from course.i18n import say
+from grader.archives import member_refusal
 from grader.lms_collect import LmsCollector
 
 MAX_SUBMISSION_BYTES = 100 * 1024 ** 2  # one submission's files, its notebooks included
@@ -211,14 +212,8 @@ def archive_refusal(path, limit=MAX_SUBMISSION_BYTES):
     else:
         with tarfile.open(path) as archive:
             members = [(m.name, m.isfile() or m.isdir(), m.size) for m in archive.getmembers()]
-    for name, ordinary, size in members:
-        if not ordinary:
-            return f"{name!r} is not an ordinary file"
-        if name.startswith("/") or ".." in Path(name).parts:
-            return f"{name!r} leads out of the folder"
-        if size > limit:
-            return f"{name!r} is {size} bytes, over the cap of {limit}"
-    return None
+    return next(filter(None, (member_refusal(*member, limit) for member in members)), None)
+
 
 
 class SafeExtractor(ExtractorPlugin):

@@ -100,6 +100,15 @@ def check(config, expected=None):
     return differences(expected, kernel_facts(config), "a kernel in the sandbox")
 
 
+def findings(config, expected=None):
+    """`check`, where a kernel that cannot start or report is a finding too (nothing
+    would grade): [] when all is well, here or on a Dask worker."""
+    try:
+        return check(config, expected)
+    except Exception as error:  # noqa: BLE001 (see the docstring)
+        return [f"a kernel in the sandbox did not start or report ({type(error).__name__}: {error})"]
+
+
 PASSED = "COURSE_PREFLIGHT_PASSED"  # set for grading processes started after a check
 
 
@@ -108,10 +117,7 @@ def refuse_on_mismatch(config, log=None):
     of the same grader (`PASSED` in its environment); SystemExit naming every difference."""
     if os.environ.get(PASSED) == stamp():
         return
-    try:
-        found = check(config)
-    except Exception as error:  # noqa: BLE001 (a kernel that cannot start or report: nothing would grade)
-        found = [f"a kernel in the sandbox did not start or report ({type(error).__name__}: {error})"]
+    found = findings(config)
     if found:
         raise SystemExit(REFUSAL + "\n  ".join(found) + ADVICE)
     os.environ[PASSED] = stamp()

@@ -11,7 +11,6 @@ import os
 import pwd
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from servers import free_port
 
 from authoring.build import ROOT
 
@@ -31,12 +31,6 @@ TOKEN = "course-browser-test"
 STUDENT_USER = "h17test-student"  # made and removed by the `student` fixture when the suite runs as root
 MENUS = {"en": {"File", "Edit", "View", "Settings", "Help"},
          "es": {"Archivo", "Editar", "Ver", "Configuración", "Ayuda"}}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Student:

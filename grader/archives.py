@@ -1,0 +1,21 @@
+"""Which members of a submission's archive may be extracted.
+
+One rule for the archives an LMS export brings to `nbgrader zip_collect`
+(grader/intake.py) and for a Dask worker unpacking its task on a Python without
+tarfile's filters (grader/cluster.py). Standard library only: a worker may run it
+before anything else of the course is imported.
+"""
+from pathlib import PurePosixPath
+
+
+def member_refusal(name, ordinary, size=0, limit=None):
+    """Why an archive's member is not extracted (not an ordinary file or folder, leads out
+    of the folder, over `limit` bytes as declared), or None. With no links among the
+    members, a relative path without `..` stays inside the folder."""
+    if not ordinary:
+        return f"{name!r} is not an ordinary file"
+    if name.startswith("/") or ".." in PurePosixPath(name).parts:
+        return f"{name!r} leads out of the folder"
+    if limit is not None and size > limit:
+        return f"{name!r} is {size} bytes, over the cap of {limit}"
+    return None
