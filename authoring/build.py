@@ -23,8 +23,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from course.i18n import LANGUAGES
 from authoring.masters import differences, for_language, read_master
+from course.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from conftest import Grader  # noqa: E402
-from corpus.cases import CASES  # noqa: E402
-from test_hostile import ASSIGNMENT, LIMITS, Listener, corpus_course, outcomes  # noqa: E402
+from conftest import Grader
+from corpus.cases import CASES
+from test_hostile import ASSIGNMENT, LIMITS, Listener, corpus_course, outcomes
 
-from grader.report import cohort  # noqa: E402
+from grader.report import cohort
 
 
 def main():

@@ -34,7 +34,12 @@ from course.student import EVIDENCE_MIME
 from grader.checks import find_check
 from grader.cluster import execute_on_cluster, turn_without_cgroup, unpack, worker_uid
 from grader.intake import refusal_note, vet
-from grader.sandbox import REMOTE_PREFIX, SandboxedKernelManager, SandboxMissing, SandboxRefused
+from grader.sandbox import (
+    REMOTE_PREFIX,
+    SandboxedKernelManager,
+    SandboxMissing,
+    SandboxRefused,
+)
 from grader.verdicts import decide, error_output, is_graded_test
 
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",

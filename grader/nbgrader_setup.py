@@ -1,9 +1,24 @@
 """How the course wires itself into stock nbgrader (called from nbgrader_config.py)."""
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme, ClearOutput,
-    ComputeChecksums, DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests,
-    LimitOutput, LockCells, OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells)
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ClearOutput,
+    ComputeChecksums,
+    DeduplicateIds,
+    GetGrades,
+    IgnorePattern,
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LimitOutput,
+    LockCells,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+    SaveCells,
+)
 
 from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
@@ -11,10 +26,14 @@ from grader.feedback import configure_feedback
 from grader.inert import MakeInert, TerminalSafe
 from grader.intake import vet_before_copy
 from grader.late import PercentPerDay
+from grader.nbgrader_ext import (
+    HideHiddenTests,
+    LocalizedClearSolutions,
+    RepairMetadata,
+    TolerantNotebookExporter,
+)
 from grader.preflight import before_grading
 from grader.sandbox import announce_defences
-from grader.nbgrader_ext import (
-    HideHiddenTests, LocalizedClearSolutions, RepairMetadata, TolerantNotebookExporter)
 
 
 def configure(c):

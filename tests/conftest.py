@@ -91,7 +91,8 @@ def ordinary_user():
 def delegate_cgroups(user):
     """Folders under this process's memory and pids cgroups, given to `user`
     (cgroup v1, as on the CI machine); [] where that cannot be done."""
-    from grader.cgroups import ROOT as CGROUPS, own_path, version
+    from grader.cgroups import ROOT as CGROUPS
+    from grader.cgroups import own_path, version
     if version() != 1:
         return []
     name = f"course-tests-{os.getpid()}"

@@ -457,9 +457,10 @@ def test_a_failed_process_is_reported_with_the_exception_that_stopped_it():
 def test_worker_processes_without_cgroups_take_turns(monkeypatch):
     """An ordinary user's Dask workers on one machine, with no cgroup to be had, share
     one per-user process limit: their kernels must not run side by side."""
+    from traitlets.config import Config
+
     import grader.cgroups
     from grader.cluster import turn_without_cgroup
-    from traitlets.config import Config
     monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
                         classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
     monkeypatch.setattr(os, "geteuid", lambda: 4242)
@@ -549,7 +550,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
 
 
 def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
-    import grader.cluster as cluster
+    from grader import cluster
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
     assert cluster.worker_uid({}) == cluster.WORKER_UID_BASE + os.getpid()
     assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured

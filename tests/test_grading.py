@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
+
 from authoring.build import ROOT, nbgrader
 from grader.checks import find_check
 

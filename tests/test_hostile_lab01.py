@@ -69,8 +69,8 @@ except ImportError:
 
 
 def submissions(course):
-    solved = lambda: course.solved(ASSIGNMENT)  # noqa: E731
-    release = lambda: course.release(ASSIGNMENT)  # noqa: E731
+    solved = lambda: course.solved(ASSIGNMENT)
+    release = lambda: course.release(ASSIGNMENT)
     return {
         "honest": solved(),
         "blank": release(),

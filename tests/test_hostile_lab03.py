@@ -92,7 +92,7 @@ def without_restore(text):
 
 
 def submissions(course):
-    solved = lambda: course.solved(ASSIGNMENT)  # noqa: E731
+    solved = lambda: course.solved(ASSIGNMENT)
     right = solution(course)
     hint = {  # the solution with one hint ignored, or one step done wrong
         "no_restore": without_restore(right),

@@ -3,7 +3,13 @@ import nbformat
 import pytest
 
 from grader.cgroups import KernelGroup
-from grader.inert import MakeInert, clean_html, for_spreadsheet, for_terminal, inert_output
+from grader.inert import (
+    MakeInert,
+    clean_html,
+    for_spreadsheet,
+    for_terminal,
+    inert_output,
+)
 
 
 @pytest.mark.parametrize("payload", [

@@ -116,7 +116,7 @@ def first_inputs_only(loss):  # the seed's loop
 def test_walk():
     assert judge("lab01-walk", walk).passed
     assert not judge("lab01-walk", first_inputs_only).passed
-    literal = lambda loss: ["MulBackward0", "SumBackward0", "PowBackward0", "SubBackward0",  # noqa: E731
+    literal = lambda loss: ["MulBackward0", "SumBackward0", "PowBackward0", "SubBackward0",
                             "AddmmBackward0", "AccumulateGrad", "AccumulateGrad", "TBackward0",
                             "AccumulateGrad"]
     verdict = judge("lab01-walk", literal)
@@ -221,7 +221,7 @@ class ForgotTheBias(ByHand):
 def test_bonus_checks_pass_right_answers_and_fail_wrong_ones():
     assert judge("lab01-bonus-twolayer", two_layer).passed
     assert not judge("lab01-bonus-twolayer", lambda *a: two_layer(*a)[::-1]).passed
-    right = lambda y, t: torch.softmax(y, 1) - F.one_hot(t, y.shape[1]).double()  # noqa: E731
+    right = lambda y, t: torch.softmax(y, 1) - F.one_hot(t, y.shape[1]).double()
     assert judge("lab01-bonus-softmax", right).passed
     assert not judge("lab01-bonus-softmax", lambda y, t: torch.softmax(y, 1)).passed
     assert judge("lab01-bonus-function", ByHand).passed
@@ -244,7 +244,7 @@ def enable_grad_shortcut(x, W, b, target):  # switches autograd back on inside n
 
 
 def func_grad_shortcut(x, W, b, target):
-    loss = lambda x, W, b: 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()  # noqa: E731
+    loss = lambda x, W, b: 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()
     return torch.func.grad(loss, argnums=(0, 1, 2))(x, W, b)
 
 

@@ -3,8 +3,8 @@ import os
 from types import SimpleNamespace
 
 import pytest
-
 from conftest import Course, Grader, course_folder, graded_cells, verdict_text
+
 from grader.execute import GradingExecute
 from grader.sandbox import SandboxedKernelManager, SandboxRefused, sandbox_available
 

@@ -3,9 +3,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from minigrad import Value  # noqa: E402
-from minigrad.draw import draw_graph  # noqa: E402
-from minigrad.trace import format_steps, reverse_walk  # noqa: E402
+from minigrad import Value
+from minigrad.draw import draw_graph
+from minigrad.trace import format_steps, reverse_walk
 
 
 def diamond():

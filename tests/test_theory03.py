@@ -77,7 +77,7 @@ def test_wrong_length_and_non_numbers():
 
 def test_a_notebook_contains_only_its_own_language():
     text = MASTER.read_text()
-    code = "\n".join(re.findall(r"```python[^\n]*\n(.*?)```", text, flags=re.S))
+    code = "\n".join(re.findall(r"```python[^\n]*\n(.*?)```", text, flags=re.DOTALL))
     assert not re.search(r"\[LANG\]|LANG ==|LANG !=|\bLANG\b", code)
     strings = {"en": set(), "es": set()}
     for line in code.splitlines():

@@ -8,8 +8,9 @@ the same cases and judges (`grader/checks/`). Nothing here knows the answers.
 import contextlib
 import importlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 from course.evidence import plain
 
@@ -23,7 +24,7 @@ class Probe:
     grade_id: str
     cases: Callable
     call: Callable
-    watch: Optional[Callable] = None
+    watch: Callable | None = None
 
     def draw(self, seed):
         return [list(case) for case in self.cases(random.Random(f"{self.grade_id}/{seed}"))]

@@ -8,8 +8,9 @@ Unit authors: see docs/hidden-tests.md.
 """
 import base64
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -51,8 +52,8 @@ class Check:
     rel_tol: float = 1e-9
     abs_tol: float = 1e-9
     stated: dict = field(default_factory=dict)
-    compare: Optional[Callable] = None
-    evidence_bytes: Optional[Callable] = None
+    compare: Callable | None = None
+    evidence_bytes: Callable | None = None
     bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/bonus.py)
     names: tuple | None = None
     mistakes: Callable | None = None
