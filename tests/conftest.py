@@ -116,10 +116,20 @@ def grader():
     who.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def generated_copies():
+    """Removes, at the end, the course copies Course.generate made once for the session."""
+    yield
+    for folder in GENERATED.values():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class Course:
     """A copy of the course in a temporary folder, graded with stock nbgrader by `grader`."""
 
-    def __init__(self, root, grader):
+    def __init__(self, root, grader, generated=()):
+        """`generated`: assignments already generated, as `nbgrader generate_assignment A
+        --force` leaves them (see `generate`)."""
         self.root = Path(root)
         self.grader = grader
         for name in ("notebooks", "source", "release"):
@@ -127,6 +137,27 @@ class Course:
         shutil.copy(ROOT / "nbgrader_config.py", self.root)
         self.root.chmod(0o755)
         grader.own(self.root)
+        if generated:
+            self.generate(*generated)
+
+    def generate(self, *assignments):
+        """`nbgrader generate_assignment A --force` for each of `assignments`, in this copy.
+        Stock nbgrader runs once per session for each set of assignments (`GENERATED`), in a
+        copy of its own; a later copy takes what it wrote (release/ and the gradebook), the
+        same bytes, without paying seconds per copy for starting nbgrader again."""
+        key = tuple(assignments)
+        if key not in GENERATED:
+            first = Course(course_folder(), self.grader)
+            for assignment in assignments:
+                done = first.nbgrader("generate_assignment", assignment, "--force")
+                assert done.returncode == 0, done.stderr[-3000:]
+            GENERATED[key] = first.root
+        for assignment in assignments:
+            shutil.rmtree(self.root / "release" / assignment)
+            shutil.copytree(GENERATED[key] / "release" / assignment, self.root / "release" / assignment)
+            self.grader.own(self.root / "release" / assignment)
+        shutil.copy(GENERATED[key] / "gradebook.db", self.root / "gradebook.db")
+        self.grader.own(self.root / "gradebook.db")
 
     def nbgrader(self, *arguments, check=True):
         extra = self.grader.arguments() if arguments and arguments[0] == "autograde" else []
@@ -181,6 +212,9 @@ class Course:
     def autograded(self, assignment, student):
         return nbformat.read(self.root / "autograded" / student / assignment
                              / f"{unit_of(assignment)}.ipynb", 4)
+
+
+GENERATED = {}  # assignments -> a course copy where stock nbgrader generated them (Course.generate)
 
 
 def unit_of(assignment):

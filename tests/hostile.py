@@ -17,8 +17,7 @@ def with_cell(nb, code):
 def submitted_course(grader, assignment, make_submissions):
     """A course copy with `assignment` generated and `make_submissions(course)` submitted:
     {student: notebook, or (notebook, plant)} where `plant(folder)` adds files beside it."""
-    course = Course(course_folder(), grader)
-    assert course.nbgrader("generate_assignment", assignment, "--force").returncode == 0
+    course = Course(course_folder(), grader, generated=(assignment,))
     for name, submission in make_submissions(course).items():
         notebook, plant = submission if isinstance(submission, tuple) else (submission, None)
         path = course.submit(name, assignment, notebook)

@@ -174,20 +174,30 @@ def test_reason_of_the_cell_that_broke(graded, name):
 # neighbour (processes; memory in the heap and outside it, counted by the kernel's cgroup)
 # and a kernel that dies and is replayed; with honest work (each costs seconds on 2 cores)
 SHARED_LIMITS = ("honest", "fork_bomb", "memory_bomb", "memfd_hold", "dying_kernel")
+# the case whose reason carries escape sequences, for stock nbgrader's own terminal output
+ESCAPES = "=HYPERLINK(1)"
 
 
-def test_parallel_gives_the_scores_and_reasons_serial_grading_gives(graded, grader):
-    """Those cases graded again, one after another by stock `nbgrader autograde`, get
-    exactly what the parallel run gave them (numbers blanked: each run draws its own)."""
+@pytest.fixture(scope="module")
+def serially(grader):
+    """SHARED_LIMITS and ESCAPES graded again, in a course copy of their own, one after
+    another by stock `nbgrader autograde` (one run for the two tests below): the copy and
+    the command's result."""
     listener = Listener()
-    course = corpus_course(grader, listener, SHARED_LIMITS)
+    course = corpus_course(grader, listener, (*SHARED_LIMITS, ESCAPES))
     try:
-        done = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
-        assert done.returncode == 0, done.stderr[-3000:]
-        serial = outcomes(cohort(course.root, ASSIGNMENT)[1])
+        yield course, course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
     finally:
         listener.running = False
         shutil.rmtree(course.root, ignore_errors=True)
+
+
+def test_parallel_gives_the_scores_and_reasons_serial_grading_gives(graded, serially):
+    """Those cases graded again, one after another by stock `nbgrader autograde`, get
+    exactly what the parallel run gave them (numbers blanked: each run draws its own)."""
+    course, done = serially
+    assert done.returncode == 0, done.stderr[-3000:]
+    serial = outcomes(cohort(course.root, ASSIGNMENT)[1])
     parallel = outcomes(graded[4][1])
     for name in SHARED_LIMITS:
         print(name, serial[name][0], parallel[name][0])
@@ -215,9 +225,15 @@ def test_course_files_and_gradebook_are_intact(graded):
     assert listener.reached == []
 
 
-def test_feedback_never_shows_hidden_tests(graded):
+@pytest.fixture(scope="module")
+def feedback(graded):
+    """Every case's feedback, written once by stock `nbgrader generate_feedback` for the
+    tests that read it: the command's result."""
+    return graded[0].nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
+
+
+def test_feedback_never_shows_hidden_tests(graded, feedback):
     course = graded[0]
-    course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
     pages = list((course.root / "feedback").rglob("*.html"))
     assert len(pages) == len(CASES)
     for page in pages:
@@ -226,8 +242,7 @@ def test_feedback_never_shows_hidden_tests(graded):
 
 
 def test_grading_refuses_to_start_without_bubblewrap(grader):
-    course = Course(course_folder(), grader)
-    course.nbgrader("generate_assignment", ASSIGNMENT, "--force")
+    course = Course(course_folder(), grader, generated=(ASSIGNMENT,))
     course.submit("someone", ASSIGNMENT, course.solved(ASSIGNMENT))
     result = course.nbgrader("autograde", ASSIGNMENT, "--SandboxedKernelManager.bwrap=/no/bwrap",
                              check=False)
@@ -262,24 +277,16 @@ def test_every_kernel_is_told_what_defends_it(graded):
         assert defences.startswith("bubblewrap"), (name, defences)
 
 
-def test_stock_nbgrader_says_its_defences_and_keeps_the_terminal_clean(grader):
-    """Serial stock `nbgrader autograde` of the case whose reason carries escape sequences:
-    nbgrader's own log (which the parallel command keeps off the terminal) says which
-    defences are active and carries no control characters."""
-    course = Course(course_folder(), grader)
-    try:
-        assert course.nbgrader("generate_assignment", ASSIGNMENT, "--force").returncode == 0
-        name = "=HYPERLINK(1)"
-        make, score, _ = CASES[name]
-        course.submit(name, ASSIGNMENT, make(course, {}))
-        result = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
-        assert result.returncode == 0, result.stderr[-3000:]
-        assert "Grading defences: bubblewrap" in result.stderr
-        for text in (result.stdout, result.stderr):
-            assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
-        assert course.score(ASSIGNMENT, name) == score
-    finally:
-        shutil.rmtree(course.root, ignore_errors=True)
+def test_stock_nbgrader_says_its_defences_and_keeps_the_terminal_clean(serially):
+    """Serial stock `nbgrader autograde` of the case whose reason carries escape sequences
+    (beside the SHARED_LIMITS cases): nbgrader's own log (which the parallel command keeps
+    off the terminal) says which defences are active and carries no control characters."""
+    course, result = serially
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Grading defences: bubblewrap" in result.stderr
+    for text in (result.stdout, result.stderr):
+        assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
+    assert course.score(ASSIGNMENT, ESCAPES) == CASES[ESCAPES][1]
 
 
 def needs_cgroup(graded):
@@ -301,9 +308,8 @@ def test_memory_outside_the_heap_is_counted(graded):
     assert "memfd held" not in text and "went over its memory limit" in text, text[-500:]
 
 
-def test_student_html_and_markdown_are_inert(graded):
+def test_student_html_and_markdown_are_inert(graded, feedback):
     course = graded[0]
-    course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
     nb = course.autograded(ASSIGNMENT, "scripts")
     shown = json.dumps([c.get("outputs", []) for c in nb.cells])
     written = json.dumps([c.source for c in nb.cells if c.cell_type != "code"])
@@ -382,7 +388,7 @@ def test_a_notebook_that_is_a_link_is_not_graded_as_the_students(graded):
 HOSTS_OF_THE_TEMPLATE = ("https://cdnjs.cloudflare.com/", "https://cdn.jsdelivr.net/", "https://unpkg.com/")
 
 
-def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded):
+def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded, feedback):
     """The feedback pages of the cases with live markup (HTML, Markdown, LaTeX links),
     opened in Chromium: no request to anything but the page and nbconvert's own
     template assets, no dialog on load or on clicking every link."""
@@ -390,8 +396,6 @@ def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded):
     if not os.path.exists("/usr/bin/chromium"):
         pytest.skip("Chromium is missing (apt-get install chromium)")
     course = graded[0]
-    if not (course.root / "feedback" / "markdown_links").exists():
-        course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
     requests, dialogs = [], []
     links = "a[href]:not([href^='#'])"  # nbconvert's own anchors to headings are skipped
     with playwright.sync_playwright() as pw:

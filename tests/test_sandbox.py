@@ -40,8 +40,7 @@ def test_grading_as_root_drops_the_kernel_to_nobody():
     as_root = Grader.__new__(Grader)
     as_root.user, as_root.cgroup_parent, as_root.delegated = None, "", []
     as_root.home = __import__("pathlib").Path(course_folder())
-    course = Course(course_folder(), as_root)
-    course.nbgrader("generate_assignment", ASSIGNMENT, "--force")
+    course = Course(course_folder(), as_root, generated=(ASSIGNMENT,))
     nb = course.solved(ASSIGNMENT)
     nb.cells.insert(4, __import__("nbformat").v4.new_code_cell("import os\nprint('kernel uid', os.getuid())"))
     course.submit("ana", ASSIGNMENT, nb)
