@@ -26,6 +26,24 @@ UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in u
 
 GRADER_USER = "course-grader"
 
+# `pytest -m "not slow"`, the fast subset the README names, leaves out what grades (the
+# `grader` fixture), starts a server, a browser or JupyterLab, builds the course or its
+# site, or re-executes notebooks: the modules below, any test using one of these fixtures,
+# and any test marked `@pytest.mark.slow` itself.
+SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_faults.py",
+                "test_first_hour.py", "test_gradebook_postgres.py", "test_grading.py",
+                "test_hostile.py", "test_hostile_install.py", "test_hostile_lab01.py",
+                "test_hostile_lab03.py", "test_instructor_commands.py", "test_intake.py",
+                "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py"}
+SLOW_FIXTURES = {"grader", "postgres", "course"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.suffix == ".ipynb" or item.path.name in SLOW_MODULES \
+                or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 class Grader:
     """Who runs nbgrader in the tests: this process's user, or, when that is
@@ -145,11 +163,11 @@ class Course:
         Stock nbgrader runs once per session for each set of assignments (`GENERATED`), in a
         copy of its own; a later copy takes what it wrote (release/ and the gradebook), the
         same bytes, without paying seconds per copy for starting nbgrader again."""
-        key = tuple(assignments)
+        key = tuple(sorted(assignments))
         if key not in GENERATED:
             first = Course(course_folder(), self.grader)
-            for assignment in assignments:
-                done = first.nbgrader("generate_assignment", assignment, "--force")
+            for pattern in one_glob(key):
+                done = first.nbgrader("generate_assignment", pattern, "--force")
                 assert done.returncode == 0, done.stderr[-3000:]
             GENERATED[key] = first.root
         for assignment in assignments:
@@ -217,6 +235,16 @@ class Course:
 GENERATED = {}  # assignments -> a course copy where stock nbgrader generated them (Course.generate)
 
 
+def one_glob(assignments):
+    """The assignment ids to give `nbgrader generate_assignment`, which reads one as a glob:
+    one process for every assignment ("*") or both languages of a unit ("unit-*")."""
+    every = sorted(a for pair in UNITS.values() for a in pair)
+    for pattern, matched in [("*", every), *((f"{unit}-*", sorted(pair)) for unit, pair in UNITS.items())]:
+        if list(assignments) == matched:
+            return [pattern]
+    return list(assignments)
+
+
 def unit_of(assignment):
     return assignment.rsplit("-", 1)[0]
 
@@ -261,9 +289,6 @@ def postgres():
 
 @pytest.fixture(scope="module")
 def course(grader):
-    copy = Course(course_folder(), grader)
-    for assignments in UNITS.values():
-        for assignment in assignments:
-            copy.nbgrader("generate_assignment", assignment, "--force")
+    copy = Course(course_folder(), grader, generated=[a for pair in UNITS.values() for a in pair])
     yield copy
     shutil.rmtree(copy.root, ignore_errors=True)

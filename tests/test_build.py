@@ -14,6 +14,7 @@ from authoring.build import (
 from authoring.masters import differences, for_language, localize_code, read_master
 
 
+@pytest.mark.slow  # builds the course (nbgrader generates every release)
 def test_generated_notebooks_are_up_to_date():
     assert stale_files() == []
 
@@ -153,6 +154,7 @@ def test_nbval_ignores_the_bits_another_cpu_rounds_differently_and_nothing_else(
     assert sanitized("start.grad = 1") == "start.grad = 1"
 
 
+@pytest.mark.slow  # executes theory/03 twice
 def test_executing_a_unit_twice_gives_the_same_bytes(tmp_path):
     """A build is reproducible: run twice, theory/03 (figures, walks, a deep chain) comes out
     byte for byte the same, so a rebuild with nothing changed leaves `git status` clean.

@@ -278,8 +278,12 @@ def probe(page, shots, people, exchange):
     type_into(page, 0, code)
     page.keyboard.press("Shift+Enter")
     for _ in range(3):  # a cell run before the new kernel is ready stays unrun: run it again
-        time.sleep(10)
-        prompt = cells(page).nth(0).locator(".jp-InputPrompt").text_content()
+        deadline = time.monotonic() + 10  # (as soon as it runs, not 10 s every time)
+        while True:
+            prompt = cells(page).nth(0).locator(".jp-InputPrompt").text_content()
+            if "[ ]" not in prompt or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         if "[ ]" not in prompt:
             break
         print("the probe cell had not run: running it again")

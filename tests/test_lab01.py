@@ -364,6 +364,7 @@ def test_evidence_summary_has_singular_and_plural():
 
 # ---- Validate on a student's copy: half-done work, then fixed; the report files follow ----
 
+@pytest.mark.slow  # nbgrader validate executes lab 01, twice
 def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_path):
     """Stock `nbgrader validate` re-runs the notebook where it lies, as a student's Validate
     does: a half-done notebook is told which exercise is not done (no NameError), blank
