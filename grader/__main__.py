@@ -2,7 +2,7 @@
 
     python -m grader report ASSIGNMENT [--lang en|es]   # per-cell scores and reasons (CSV, HTML), after autograde
     python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
-    python -m grader grade ASSIGNMENT [--workers N] [--force] [--lang en|es]   # the whole cohort, in parallel
+    python -m grader grade ASSIGNMENT [ASSIGNMENT...] [--workers N] [--force] [--lang en|es]   # the whole cohort, in parallel
     python -m grader export --lms moodle|canvas [--uncapped]   # one grade per student per unit, for the LMS
     python -m grader late-flags ASSIGNMENT   # after zip_collect: Canvas's LATE_ uploads stamped late
     python -m grader demo [--quick]      # a demo cohort (honest, wrong, hard-coded, hostile) graded in parallel

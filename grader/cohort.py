@@ -1,6 +1,6 @@
 """Grade a whole cohort at once, in parallel on this machine.
 
-    python -m grader grade ASSIGNMENT [--workers N] [--force] [nbgrader options...]
+    python -m grader grade ASSIGNMENT [ASSIGNMENT...] [--workers N] [--force] [nbgrader options...]
 
 Stock `nbgrader autograde ASSIGNMENT` grades one submission after another, on
 one core. This runs stock `nbgrader autograde ASSIGNMENT --student ID`, one
@@ -39,7 +39,8 @@ What parallel grading adds, and how it is handled:
   would grade, and write, the same submissions.
 
 At the end it writes the cohort report (`grader/report.py`): the CSV, and the
-HTML page in the instructor's language (`--lang en|es`).
+HTML page in the instructor's language (`--lang en|es`). Several assignments are
+graded one after the other, each as above, in one run (one start, one preflight).
 """
 import ctypes
 import fcntl
@@ -484,7 +485,13 @@ def interrupted_message(root, assignment, cohort, outcomes, force):
 def preflight(root, options, scheduler=None):
     """Once, before anything is graded: kernels here, or on every worker of the cluster,
     run the course this grader judges with (grader/preflight.py); SystemExit if not.
-    Asked from processes of their own: the grading processes are forked from this one."""
+    Asked from processes of their own: the grading processes are forked from this one.
+    Not asked again in this process for the same course, options and grader (the next
+    assignment of one run, the demo's second language)."""
+    from grader.preflight import stamp
+    asked = (str(root), tuple(options), scheduler, stamp())
+    if asked in PREFLIGHTED:
+        return
     if scheduler:
         config = load_config(root, options)
         from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
@@ -493,6 +500,10 @@ def preflight(root, options, scheduler=None):
     else:
         from grader.preflight import refuse_on_mismatch_apart
         refuse_on_mismatch_apart(root, options)
+    PREFLIGHTED.add(asked)
+
+
+PREFLIGHTED = set()  # what preflight() found well in this process
 
 
 def _interrupt(root, assignment, running, outcomes):
@@ -538,7 +549,7 @@ def main(argv):
     import argparse
     parser = argparse.ArgumentParser(prog="python -m grader grade", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("assignment")
+    parser.add_argument("assignment", nargs="+", help="graded one after the other")
     parser.add_argument("--workers", type=int, default=None,
                         help="submissions graded at once (default: the machine's cores)")
     parser.add_argument("--force", action="store_true",
@@ -554,7 +565,10 @@ def main(argv):
                         help="a Dask scheduler (tcp://host:8786): run the kernels on its "
                              "workers (default --workers: the cluster's threads)")
     arguments, options = parser.parse_known_args(argv)
-    outcomes = grade(Path.cwd(), arguments.assignment, arguments.workers, arguments.force,
-                     options, progress=not arguments.no_progress, lang=arguments.lang,
-                     scheduler=arguments.scheduler, db_patience=arguments.db_patience)
-    return 1 if any(not o.ok for o in outcomes) else 0
+    failed = False
+    for assignment in arguments.assignment:  # the options nbgrader takes follow them
+        outcomes = grade(Path.cwd(), assignment, arguments.workers, arguments.force,
+                         options, progress=not arguments.no_progress, lang=arguments.lang,
+                         scheduler=arguments.scheduler, db_patience=arguments.db_patience)
+        failed = failed or any(not o.ok for o in outcomes)
+    return 1 if failed else 0

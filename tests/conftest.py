@@ -211,7 +211,8 @@ class Course:
     def grade(self, assignment, *options, workers=2):
         """The cohort graded by the course's parallel command (grader/cohort.py: stock
         `nbgrader autograde --student ID` per submission, `workers` at a time). It exits 1,
-        with a NOT GRADED line on stderr, when a submission could not be graded."""
+        with a NOT GRADED line on stderr, when a submission could not be graded. More
+        assignments may come first in `options`: one run grades them one after the other."""
         return subprocess.run([sys.executable, "-m", "grader", "grade", assignment,
                                f"--workers={workers}", "--no-progress", *options,
                                *self.grader.arguments()],

@@ -1,9 +1,10 @@
 """Stock nbgrader on every unit and language: validate, autograde, feedback.
 
 Each assignment's cohort (the solution, the blank release and a memoriser) is
-graded once, by the course's parallel command (`python -m grader grade`, which
-runs stock `nbgrader autograde --student` per submission), into one course that
-the autograde, feedback and export tests then read. The `nbgrader validate`
+graded once, by one run of the course's parallel command for every assignment
+(`python -m grader grade A B ...`, which runs stock `nbgrader autograde --student`
+per submission), into one course that the autograde, feedback and export tests
+then read. The `nbgrader validate`
 runs go two at a time (the machine has two cores).
 """
 import re
@@ -125,13 +126,13 @@ def test_release_stubs_are_in_the_notebook_language(assignment):
 
 @pytest.fixture(scope="module")
 def graded(course):
-    """`course` with every assignment's three submissions graded once, in parallel:
-    assignment -> the grading command's result."""
+    """`course` with every assignment's three submissions graded once, in parallel, by one
+    grading command for every assignment: assignment -> the command's result."""
     for assignment in ASSIGNMENTS:
         course.submit("solver", assignment, course.solved(assignment))
         course.submit("blank", assignment, course.release(assignment))
         course.submit("memoriser", assignment, fill(course.release(assignment), HARD_CODED[unit_of(assignment)]))
-    return {assignment: course.grade(assignment, workers=3) for assignment in ASSIGNMENTS}
+    return dict.fromkeys(ASSIGNMENTS, course.grade(*ASSIGNMENTS, workers=3))
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -140,7 +141,7 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
     result = graded[assignment]
     # exit 1 and a NOT GRADED line on stderr for any submission that was not graded
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "3 at a time" in result.stderr, result.stderr[-3000:]
+    assert f"of {assignment}, 3 at a time" in result.stderr, result.stderr[-3000:]
     cells = graded_cells(course.release(assignment))
     total = sum(c.metadata["nbgrader"]["points"] for c in cells.values())
     bonus = sum(find_check(grade_id).bonus for grade_id in cells)  # extra credit (grader/bonus.py)
