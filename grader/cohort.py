@@ -565,6 +565,11 @@ def main(argv):
                         help="a Dask scheduler (tcp://host:8786): run the kernels on its "
                              "workers (default --workers: the cluster's threads)")
     arguments, options = parser.parse_known_args(argv)
+    stray = [word for word in options if not word.startswith("-")
+             and (Path.cwd() / "source" / word).is_dir()]
+    if stray:  # argparse takes only the words before the first option as assignments
+        raise SystemExit("name every assignment before the options: python -m grader grade "
+                         f"{' '.join(arguments.assignment + stray)} [options]")
     failed = False
     for assignment in arguments.assignment:  # the options nbgrader takes follow them
         outcomes = grade(Path.cwd(), assignment, arguments.workers, arguments.force,

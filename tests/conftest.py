@@ -213,9 +213,8 @@ class Course:
         `nbgrader autograde --student ID` per submission, `workers` at a time). It exits 1,
         with a NOT GRADED line on stderr, when a submission could not be graded. More
         assignments may come first in `options`: one run grades them one after the other."""
-        return subprocess.run([sys.executable, "-m", "grader", "grade", assignment,
-                               f"--workers={workers}", "--no-progress", *options,
-                               *self.grader.arguments()],
+        return subprocess.run([sys.executable, "-m", "grader", "grade", assignment, *options,
+                               f"--workers={workers}", "--no-progress", *self.grader.arguments()],
                               check=False, cwd=self.root, capture_output=True, text=True,
                               **self.grader.options())
 
