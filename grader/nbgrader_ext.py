@@ -95,7 +95,7 @@ class TolerantNotebookExporter(NotebookExporter):
         try:
             nb = nbformat.read(file_stream, as_version=4)
             nbformat.validate(nb)
-        except Exception as error:  # not JSON, not UTF-8, not a notebook, wrong version
+        except Exception as error:  # noqa: BLE001 - not JSON, not UTF-8, not a notebook, wrong version
             return self.unreadable(f"{type(error).__name__}: {error}", resources, **kw)
         return self.from_notebook_node(nb, resources=resources, **kw)
 
