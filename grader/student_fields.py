@@ -10,13 +10,14 @@ María José); an email is one `local@domain` without markup, spaces or a scheme
 (`javascript:`).
 """
 import re
+import sys
 
 from sqlalchemy import event
 
 from grader.intake import unsafe_id
 
 UNSAFE_NAME = re.compile(r"[<>&\"`\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
-EMAIL = re.compile(r"[^\s@<>&\"'`\\:;,()\[\]]+@[^\s@<>&\"'`\\:;,()\[\]]+")
+EMAIL = re.compile(r"[^\s@<>&\"`\\:;,()\[\]]+@[^\s@<>&\"'`\\:;,()\[\]]+")  # o'brien@ is an address
 
 
 class UnsafeStudentField(ValueError):
@@ -33,7 +34,7 @@ def unsafe_name(name):
 def unsafe_email(email):
     """Why `email` cannot be a student's email, or None when it can."""
     if email and not EMAIL.fullmatch(email):
-        return "not one address local@domain (no markup, spaces, quotes or scheme like javascript:)"
+        return "not one address local@domain (no markup, spaces, double quotes or scheme like javascript:)"
     return None
 
 
@@ -57,9 +58,22 @@ CHECKS = {field: _checker(field) for field in RULES}
 
 
 def guard_gradebook():
-    """Make nbgrader's Student refuse unsafe ids, names and emails (once per process)."""
+    """Make nbgrader's Student refuse unsafe ids, names and emails (once per process);
+    a command stopped by a refusal says why in one line, without a traceback."""
     from nbgrader.api import Student
     for field, check in CHECKS.items():
         attribute = getattr(Student, field)
         if not event.contains(attribute, "set", check):
             event.listen(attribute, "set", check, retval=True)
+    if not getattr(sys.excepthook, "says_refusals", False):
+        sys.excepthook = _one_line_refusals(sys.excepthook)
+
+
+def _one_line_refusals(stock):
+    def excepthook(kind, error, traceback):
+        if issubclass(kind, UnsafeStudentField):
+            print(f"nbgrader: {error}", file=sys.stderr)
+        else:
+            stock(kind, error, traceback)
+    excepthook.says_refusals = True
+    return excepthook
