@@ -158,7 +158,7 @@ def quoted(path):
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium is missing (apt-get install chromium)")
 def test_formgrader_pages_show_hostile_names_as_text(formgrader):
     playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    _, base, submissions, _ = formgrader
+    course, base, submissions, _ = formgrader
     hostile_id = quoted(HOSTILE["id"])
     pages = [
         "/formgrader/manage_assignments",
@@ -222,7 +222,22 @@ def test_formgrader_pages_show_hostile_names_as_text(formgrader):
                 settled()
                 if page.locator(".modal.in").count():  # the edit dialog names the student
                     shown[f"{path} (dialog)"] = page.locator(".modal.in").inner_text()
+        # the instructor adds a student in formgrader itself (Manage Students > Add new student...)
+        visit("/formgrader/manage_students")
+        page.click("text=Add new student...")
+        page.fill("#add-student-modal input.id", "mallory")
+        page.fill("#add-student-modal input.last-name", HOSTILE["last_name"])
+        with page.expect_response(lambda answer: "/formgrader/api/student/mallory" in answer.url) as answer:
+            page.click("#add-student-modal button.save")
+        added = answer.value.status
+        visit("/formgrader/manage_students")  # and formgrader goes on working
+        after = page.locator("#main-table").inner_text()
         browser.close()
+    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
+        students = [s.id for s in gb.students]
+    print(f"formgrader's Add student with markup in the last name: HTTP {added}, "
+          f"in the gradebook: {'mallory' in students}")
+    assert added == 500 and "mallory" not in students and "Ana" in after
     print(f"formgrader pages visited: {len(pages)}, links clicked: {len(clicked)}, dialogs: {len(dialogs)}, "
           f"requests to other hosts: {len(foreign)}, elements built from names: {sum(built.values())} "
           f"(and {len(template)} for MathJax, the grading page's own template asset, refused)")
