@@ -256,3 +256,4 @@ def test_formgrader_pages_show_hostile_names_as_text(formgrader):
     for field in ("id", "first_name", "last_name", "email"):  # shown as the text they are
         assert HOSTILE[field] in text, field
     assert LINKLIKE in text
+    assert not any(entity in text for entity in ("&lt;", "&#39;", "&#34;", "&amp;")), "escaped twice"
