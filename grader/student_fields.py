@@ -1,5 +1,5 @@
-"""What the gradebook may hold about a student: an id (grader/intake.py's rule), names
-and an email that no page could take for markup, and no line break.
+"""What the gradebook may hold about a student: an id (grader/intake.py's rule), names,
+an email and an LMS user id that no page could take for markup, and no line break.
 
 `guard_gradebook()` (called by grader/nbgrader_setup.py's `configure`, so in every
 nbgrader command and in formgrader) makes nbgrader's `Student` refuse any other value
@@ -38,7 +38,9 @@ def unsafe_email(email):
     return None
 
 
-RULES = {"id": unsafe_id, "first_name": unsafe_name, "last_name": unsafe_name, "email": unsafe_email}
+# lms_user_id: the LMS's own number, which grader/export.py writes into the LMS's import file
+RULES = {"id": unsafe_id, "first_name": unsafe_name, "last_name": unsafe_name, "email": unsafe_email,
+         "lms_user_id": unsafe_name}
 
 
 def _checker(field):
