@@ -72,8 +72,9 @@ def suspect_engine():
 
 
 def visible_engines():
-    """[(Value class, its culprit)]: the visible test's four mutants, then the right engine."""
-    return [(engine(m), culprit(m)) for m in VISIBLE] + [(engine(), None)]
+    """[(Value class, its culprit)]: the right engine first (a false alarm is named as such), then
+    the visible test's four mutants."""
+    return [(engine(), None)] + [(engine(m), culprit(m)) for m in VISIBLE]
 
 
 def answer(hunt, value_class):
@@ -106,6 +107,8 @@ def mistake(got, want, lang, need_input=True):
         return say("lab03_hunt_raised", lang, error=got[1], message=got[2])
     if got[0] == "returned":
         return say("lab03_hunt_shape", lang, got=got[1])
+    if got[0] == "answer" and isinstance(got[2], float) and got[2].is_integer():
+        got = [*got[:2], int(got[2])]  # evidence carries numbers as floats
     if want is None:
         return None if got[0] == "none" else say("lab03_hunt_false_alarm", lang, got=tuple(got[1:]))
     operation, inputs = want

@@ -91,7 +91,7 @@ MESSAGES = {
               " a usar su entrada, es negativa la entrada de relu?)",
     },
     "lab03_hunt_wrong_op": {
-        "en": "hunt named {got!r}, but the wrong backward rule is {op!r}'s: an expression that fails"
+        "en": "hunt named {got!r}, but it is {op!r} whose backward rule is wrong: an expression that fails"
               " uses other operations too; try each operation in expressions that use only"
               " operations already cleared",
         "es": "hunt señaló {got!r}, pero la regla del backward que está mal es la de {op!r}: una"
