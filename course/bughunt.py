@@ -83,15 +83,20 @@ def answer(hunt, value_class):
     try:
         got = hunt(value_class)
     except Exception as error:  # noqa: BLE001 (the student's code may raise anything)
-        return ["raised", type(error).__name__, str(error)[:200]]
+        return ["raised", type(error).__name__, _text(str, error)[:200]]
     if got is None:
         return ["none"]
     if type(got) is tuple and len(got) == 2 and type(got[0]) is str and type(got[1]) is int:
         return ["answer", got[0][:20], got[1]]
+    return ["returned", _text(repr, got)[:80]]
+
+
+def _text(show, value):
+    """`show(value)`, or the type's name when the student's object will not say."""
     try:
-        return ["returned", repr(got)[:80]]
-    except Exception:  # noqa: BLE001 (a repr that raises)
-        return ["returned", type(got).__name__]
+        return str(show(value))
+    except Exception:  # noqa: BLE001 (a __str__ or __repr__ that raises)
+        return type(value).__name__
 
 
 def _named(operation, inputs):

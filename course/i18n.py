@@ -77,16 +77,16 @@ MESSAGES = {
               " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' y la entrada 0 o 1, o None",
     },
     "lab03_hunt_false_alarm": {
-        "en": "hunt returned {got} on an engine whose backward is right: a false alarm (does your"
+        "en": "hunt returned {got} on an engine whose backward pass is right: a false alarm (does your"
               " gradcheck fail on a correct expression, at relu's kink or log of a number <= 0?)",
-        "es": "hunt devolvió {got} con un motor cuyo backward es correcto: una falsa alarma (¿falla tu"
+        "es": "hunt devolvió {got} con un motor cuya pasada hacia atrás es correcta: una falsa alarma (¿falla tu"
               " gradcheck con una expresión correcta, en el punto anguloso de relu o con log de un número <= 0?)",
     },
     "lab03_hunt_missed": {
         "en": "hunt returned None, but this engine's backward rule for {op!r} is wrong: your hunt's"
               " expressions let it through (is the operation below the root, its input used again,"
               " relu's input negative?)",
-        "es": "hunt devolvió None, pero la regla del backward de {op!r} de este motor está mal: las"
+        "es": "hunt devolvió None, pero la regla de la pasada hacia atrás de {op!r} de este motor está mal: las"
               " expresiones de tu hunt la dejan pasar (¿está la operación por debajo de la raíz, se vuelve"
               " a usar su entrada, es negativa la entrada de relu?)",
     },
@@ -94,7 +94,7 @@ MESSAGES = {
         "en": "hunt named {got!r}, but it is {op!r} whose backward rule is wrong: an expression that fails"
               " uses other operations too; try each operation in expressions that use only"
               " operations already cleared",
-        "es": "hunt señaló {got!r}, pero la regla del backward que está mal es la de {op!r}: una"
+        "es": "hunt señaló {got!r}, pero la regla de la pasada hacia atrás que está mal es la de {op!r}: una"
               " expresión que falla usa también otras operaciones; prueba cada operación con expresiones"
               " que solo usen operaciones ya descartadas",
     },
@@ -108,7 +108,7 @@ MESSAGES = {
     },
     "lab03_hunt_right": {
         "en": "right: {got} names the wrong backward rule of this engine",
-        "es": "correcto: {got} señala la regla del backward que está mal en este motor",
+        "es": "correcto: {got} señala la regla de la pasada hacia atrás que está mal en este motor",
     },
     "lab03_hunt_unknown": {
         "en": "this is not an engine suspect_engine() drew: nothing to confirm",

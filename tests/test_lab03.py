@@ -468,8 +468,8 @@ def test_hunt_solution_passes_the_hidden_cases_in_both_languages(seed):
 # name -> (operation cell passes, input cell passes) in grading, and what the visible test says (EN, ES)
 # (None: the visible test passes, so only the hidden cases can tell)
 WRONG_HUNTS = {
-    "first_op": (False, False, "('+', 0) on an engine whose backward is right: a false alarm",
-                 "('+', 0) con un motor cuyo backward es correcto: una falsa alarma"),
+    "first_op": (False, False, "('+', 0) on an engine whose backward pass is right: a false alarm",
+                 "('+', 0) con un motor cuya pasada hacia atrás es correcta: una falsa alarma"),
     "root_only": (False, False, "'tanh' is wrong", "'tanh' de este motor está mal"),
     "relu_positive": (False, False, "'relu' is wrong", "'relu' de este motor está mal"),
     "reads_the_class": (False, False, "hunt returned None, but", "hunt devolvió None, pero"),
@@ -477,7 +477,7 @@ WRONG_HUNTS = {
     "always_left": (True, False, "hunt named '*' rightly, but input 0", "hunt señaló bien '*', pero la entrada 0"),
     "memoriser": (False, False, None, None),
     "unordered": (False, False, "hunt named 'relu', but it is '*' whose backward rule is wrong",
-                  "hunt señaló 'relu', pero la regla del backward que está mal es la de '*'"),
+                  "hunt señaló 'relu', pero la regla de la pasada hacia atrás que está mal es la de '*'"),
     "false_alarm": (False, False, "a false alarm", "una falsa alarma"),
 }
 
@@ -500,3 +500,25 @@ def test_each_wrong_hunt_loses_points_and_fails_visibly_where_it_can(name):
         else:
             shown = problems[1] if operation_passes else problems[0]
             assert shown and says in shown, (lang, problems)
+
+
+def test_hunt_answers_of_any_shape_get_a_reason():
+    from course.bughunt import answer, engine, mistake
+
+    class Mute(Exception):
+        def __str__(self):
+            raise RuntimeError("no")
+
+    class Odd:
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    def raises_mute(Value):
+        raise Mute
+
+    right = engine()
+    for hunt, says in ((raises_mute, "hunt raised Mute: 'Mute'"), (lambda V: Odd(), "hunt returned Odd;"),
+                       (lambda V: ["*", 1], "hunt returned ['*', 1];"), (lambda V: ("*", True), "returned ('*', True)"),
+                       (lambda V: ("mul", 0), "hunt returned ('mul', 0)")):
+        problem = mistake(answer(hunt, right), ("*", (1,)), "en")
+        assert problem and says in problem, problem
