@@ -137,11 +137,12 @@ def graded(grader):
 # step); the written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps
 # 1 + 1, and the battery's 2 where it still raises AssertionError on each engine bug (the battery is
 # graded, not the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults),
-# and the hunt's 3 where the solution's hunt still finds every bug with it. A wrong hunt with the right
-# gradcheck keeps 10 (2 more when only the input is wrong).
-SCORES = {"honest": 13, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 4, "no_zero": 4,
-          "graph_zero_only": 4, "no_atol": 4, "no_rtol": 4, "forward_difference": 4, "returns_false": 2,
-          "no_index": 4, "reads_the_code": 2, "dying": 4, "forger": 0, "patches": 2, "theft": 13,
+# and the hunt's 3 where the solution's hunt still finds every bug with it (the same fresh inputs and
+# default tolerances; a gradcheck that never raises, or always does, finds nothing or accuses all). A
+# wrong hunt with the right gradcheck keeps 10 (2 more when only the input is wrong).
+SCORES = {"honest": 13, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 7, "no_zero": 7,
+          "graph_zero_only": 7, "no_atol": 7, "no_rtol": 7, "forward_difference": 7, "returns_false": 2,
+          "no_index": 7, "reads_the_code": 2, "dying": 7, "forger": 0, "patches": 2, "theft": 13,
           "hunt_first_op": 10, "hunt_root_only": 10, "hunt_relu_positive": 10, "hunt_reads_the_class": 10,
           "hunt_raises": 10, "hunt_always_left": 12, "hunt_memoriser": 10}
 
