@@ -23,7 +23,7 @@ MESSAGES = {
     "lab03_got_raised": {"en": "it raised {error}: {message!r}", "es": "lanzó {error}: {message!r}"},
     "lab03_must_pass": {
         "en": "{got}; the expression's backward is right, so gradcheck must return True",
-        "es": "{got}; el backward de la expresión es correcto, así que gradcheck debe devolver True",
+        "es": "{got}; la pasada hacia atrás de la expresión es correcta, así que gradcheck debe devolver True",
     },
     "lab03_tight": {
         "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
@@ -32,7 +32,7 @@ MESSAGES = {
     "lab03_must_raise": {
         "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
               " AssertionError with a message that names input index {index}",
-        "es": "{got}; el backward está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
+        "es": "{got}; la pasada hacia atrás está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
               " AssertionError con un mensaje que diga el índice {index}",
     },
     "lab03_not_strict": {
@@ -44,7 +44,7 @@ MESSAGES = {
                       "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
     "lab03_battery_wrong": {
         "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
-        "es": "gradcheck falla con {names} usando el motor de minigrad, cuyo backward es correcto",
+        "es": "gradcheck falla con {names} usando el motor de minigrad, cuya pasada hacia atrás es correcta",
     },
     "lab03_battery_reason": {
         "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason): {names}",
@@ -52,7 +52,7 @@ MESSAGES = {
     },
     "lab03_battery_missed": {
         "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
-        "es": "deja pasar {n} de los {total} errores del backward que una comprobación de gradientes puede"
+        "es": "deja pasar {n} de los {total} errores de la pasada hacia atrás que una comprobación de gradientes puede"
               " detectar, por ejemplo: {bugs}",
     },
     "lab03_not_restored": {
