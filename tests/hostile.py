@@ -3,6 +3,9 @@ submissions, graded in ONE run of the course's parallel command (`python -m grad
 --workers 2`: stock `nbgrader autograde --student` per submission, two at a time), and
 the checks every such run gets."""
 import shutil
+import tempfile
+import threading
+import time
 
 from conftest import Course, course_folder, graded_cells, verdict_text
 from nbformat.v4 import new_code_cell
@@ -55,3 +58,61 @@ def printed(course, assignment, name):
     nb = course.autograded(assignment, name)
     return "\n".join(f"{o.get('ename', '')} {o.get('evalue') or o.get('text') or ''}"
                      for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+
+class HostGrowth:
+    """How much the grader's host grew while grading, in MiB: its disk (the temporary folder's
+    file system) and its /dev/shm, sampled every 0.1 s. A kernel's byte that escaped its
+    sandbox's caps would show here (the private-fill case holds each write for 0.5 s)."""
+
+    PLACES = (tempfile.gettempdir(), "/dev/shm")
+
+    def __enter__(self):
+        self.start = {place: shutil.disk_usage(place).used for place in self.PLACES}
+        self.most = dict.fromkeys(self.PLACES, 0)
+        self.running = True
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+        return self
+
+    def _sample(self):
+        while self.running:
+            for place in self.PLACES:
+                grown = (shutil.disk_usage(place).used - self.start[place]) >> 20
+                self.most[place] = max(self.most[place], grown)
+            time.sleep(0.1)
+
+    def __exit__(self, *_):
+        self.running = False
+        self.thread.join()
+
+
+def fills(text):
+    """What the private-fill case wrote where: {place: (MiB written, why it stopped)}."""
+    found = {}
+    for line in text.splitlines():
+        words = line.split()
+        if "MiB:" in words and ("refused" in words or "accepted" in words):
+            place = " ".join(words[:words.index("refused" if "refused" in words else "accepted")])
+            found[place.removeprefix("MOUNT ")] = (int(words[words.index("MiB:") - 1]),
+                                                   line.split("MiB:", 1)[1].strip())
+    return found
+
+
+# the kernel's only writable places: tmpfs capped at SandboxedKernelManager.tmp_size and
+# workdir_size (256 MiB each by default)
+CAPPED = {"/tmp": 256, "/dev/shm": 256, "/submission": 256}
+
+
+def assert_private_fill_found_nothing(text, growth):
+    """The private folder took nothing; every place that took bytes is a capped tmpfs that
+    stopped at its cap; the host grew by less than one such cap meanwhile."""
+    places = fills(text)
+    assert places.get("private", (None,))[0] == 0, text[-1500:]
+    assert "/" in places and "/proc" in places, text[-1500:]  # the walk did walk the mounts
+    for place, (written, why) in places.items():
+        assert why != "accepted", (place, text[-1500:])
+        if written:
+            assert place in CAPPED and written <= CAPPED[place], (place, written, text[-1500:])
+    for place, grown in growth.most.items():
+        assert grown < 512, f"{place} grew by {grown} MiB while grading"

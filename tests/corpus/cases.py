@@ -343,20 +343,26 @@ def dies_again_and_again(course, paths):
 
 
 PRIVATE_FILL = '''
-# fill the kernel's private folder (where its connection file is, named in sys.argv) with
-# up to 3 GiB, 32 MiB at a time, and /dev/shm likewise
-import os, sys
-for name, folder in [("private", os.path.dirname(sys.argv[sys.argv.index("-f") + 1])), ("shm", "/dev/shm")]:
-    written = 0
+# write up to 1 GiB, 32 MiB at a time, into the kernel's private folder (its connection
+# file is named in sys.argv) and into every mount this kernel sees (/proc/self/mountinfo),
+# holding it a moment (for the grader's host to notice), then giving it back so that the
+# next place starts afresh
+import os, sys, time
+private = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+mounts = sorted({{line.split()[4] for line in open("/proc/self/mountinfo")}} - {{private}})
+for name, folder in [("private", private)] + [("MOUNT " + m, m) for m in mounts]:
+    written, why = 0, "accepted"
     try:
-        for i in range(96):
+        for i in range(32):
             with open(os.path.join(folder, f"fill-{{i}}"), "wb") as stream:
                 stream.write(b"x" * (32 << 20))
             written += 32
-        print(name, "accepted", written, "MiB")
     except OSError as error:
-        print(name, "refused after", written, "MiB:", error.strerror)
-    for i in range(96):  # what was written is given back, so the next attempt starts afresh
+        why = error.strerror
+    if written:
+        time.sleep(0.5)
+    print(name, "accepted" if why == "accepted" else "refused after", written, "MiB:", why)
+    for i in range(32):
         try:
             os.remove(os.path.join(folder, f"fill-{{i}}"))
         except OSError:
