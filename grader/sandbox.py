@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 import zmq
-
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 

@@ -26,8 +26,13 @@ import threading
 import pytest
 from conftest import Course, course_folder, graded_cells, verdict_text
 from corpus.cases import CASES
-from hostile import (HostGrowth, assert_every_submission_graded, assert_private_fill_found_nothing, printed,
-                     submitted_course)
+from hostile import (
+    HostGrowth,
+    assert_every_submission_graded,
+    assert_private_fill_found_nothing,
+    printed,
+    submitted_course,
+)
 
 from grader.report import cohort, shape_of
 from grader.sandbox import sandbox_available

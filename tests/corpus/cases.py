@@ -6,6 +6,8 @@ submission would like to reach. `score` is the total it must get;
 `reasons` maps grade_id -> text that its reason must contain.
 """
 import copy
+import io
+import zipfile
 
 import nbformat
 
@@ -455,6 +457,15 @@ def markdown_links(course, paths):
     return nb
 
 
+def zipped_notebook():
+    """What an LMS export's student zip becomes (grader/intake.py): the archive's bytes,
+    as the student's notebook. Its member is never opened."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("theory03-en.ipynb", "{}")
+    return buffer.getvalue()
+
+
 CASES = {
     # name: (make, expected total, {grade_id: text in its reason})
     "honest": (answers({}), 12, {"theory03-walk": "all 10 checks passed"}),
@@ -501,4 +512,5 @@ CASES = {
     "bad_signature": (with_cell(BAD_SIGNATURE), 12, {}),
     "markdown_links": (markdown_links, 12, {}),
     "private_fill": (with_cell(PRIVATE_FILL), 12, {}),
+    "archive_notebook": (zipped_notebook(), 0, {"theory03-forward": "you handed in a zip archive"}),
 }
