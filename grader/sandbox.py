@@ -6,9 +6,11 @@ the kernel sees, read-only, the system (/usr, /lib, /etc), the Python
 installation and virtual environment, and only the course code student code
 needs at run time (`course`, `minigrad`). Its working directory, /submission,
 is a size-capped tmpfs holding a copy of the submission's own folder, and /tmp
-is another; both vanish with the sandbox. It has no network, and no view of
-the grader's references, source/, the gradebook, other submissions or the
-instructor's home. Its environment is an allowlist.
+and /dev/shm are others; they vanish with the sandbox, and everything else is
+read-only. Its private folder (connection file, sockets) is removed from the
+host once the kernel is up, before student code runs (`seal_private`). It has
+no network, and no view of the grader's references, source/, the gradebook,
+other submissions or the instructor's home. Its environment is an allowlist.
 
 Limits: memory (a per-kernel cgroup, counting heap, tmpfs and memfd, where one
 can be made; an address-space rlimit in any case), processes (the cgroup's own

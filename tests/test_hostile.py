@@ -87,6 +87,9 @@ LIMITS = (f"--Execute.timeout={CELL_SECONDS}", f"--GradingExecute.notebook_timeo
           f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}")
 
 
+TOKEN = f"hostile-{os.getpid()}"  # names the private-fill case's files: HostGrowth looks for it
+
+
 def leftovers():
     return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
 
@@ -98,7 +101,8 @@ def corpus_course(grader, listener, names):
         paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
                      gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
                      source_dir=course.root / "source", port=listener.port, root=course.root,
-                     classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb")
+                     classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb",
+                     token=TOKEN)
         return {name: case(CASES[name][0], course, paths) for name in names}
     return submitted_course(grader, ASSIGNMENT, submissions)
 
@@ -126,7 +130,7 @@ def graded(grader):
     left_before = leftovers()
     course = corpus_course(grader, listener, CASES)
     before = digest(course.root / "source"), digest(course.root / "release")
-    with HostGrowth() as growth:
+    with HostGrowth(TOKEN) as growth:
         result = course.grade(ASSIGNMENT, *LIMITS, workers=2)
     left = leftovers() - left_before
     listener.running = False
@@ -433,7 +437,7 @@ def test_the_kernels_private_folder_and_every_mount_are_capped(graded):
     disk and /dev/shm did not grow meanwhile."""
     text = outputs(graded[0], "private_fill")
     print(text)
-    print("host grew (MiB):", graded[7].most)
+    print("case's files seen on the host (MiB):", graded[7].found, "; the host grew (MiB):", graded[7].most)
     assert_private_fill_found_nothing(text, graded[7])
 
 
@@ -451,7 +455,7 @@ def test_root_grading_reaches_nothing_either(grader):
     listener = Listener()
     course = corpus_course(as_root, listener, AS_ROOT)
     try:
-        with HostGrowth() as growth:
+        with HostGrowth(TOKEN) as growth:
             done = course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
         assert done.returncode == 0, done.stderr[-3000:]
         rows = {row["student"]: row for row in cohort(course.root, ASSIGNMENT)[1]}
@@ -461,7 +465,7 @@ def test_root_grading_reaches_nothing_either(grader):
         text = printed(course, ASSIGNMENT, "files_beside")
         assert "BESIDE shadow: nothing" in text and "FOUND" not in text, text[-1500:]
         print(printed(course, ASSIGNMENT, "private_fill"))
-        print("host grew (MiB):", growth.most)
+        print("case's files seen on the host (MiB):", growth.found, "; the host grew (MiB):", growth.most)
         assert_private_fill_found_nothing(printed(course, ASSIGNMENT, "private_fill"), growth)
         assert "symbolic link" in printed(course, ASSIGNMENT, "linked_notebook")
         assert sorted(p.name for p in (course.root / "autograded" / "files_beside" / ASSIGNMENT).iterdir()) \

@@ -347,8 +347,8 @@ def dies_again_and_again(course, paths):
 PRIVATE_FILL = '''
 # write up to 1 GiB, 32 MiB at a time, into the kernel's private folder (its connection
 # file is named in sys.argv) and into every mount this kernel sees (/proc/self/mountinfo),
-# holding it a moment (for the grader's host to notice), then giving it back so that the
-# next place starts afresh
+# holding it a moment (for the grader's host to notice: the files' names carry this run's
+# token), then giving it back so that the next place starts afresh
 import os, sys, time
 private = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
 mounts = sorted({{line.split()[4] for line in open("/proc/self/mountinfo")}} - {{private}})
@@ -356,7 +356,7 @@ for name, folder in [("private", private)] + [("MOUNT " + m, m) for m in mounts]
     written, why = 0, "accepted"
     try:
         for i in range(32):
-            with open(os.path.join(folder, f"fill-{{i}}"), "wb") as stream:
+            with open(os.path.join(folder, f"fill-{token}-{{i}}"), "wb") as stream:
                 stream.write(b"x" * (32 << 20))
             written += 32
     except OSError as error:
@@ -366,7 +366,7 @@ for name, folder in [("private", private)] + [("MOUNT " + m, m) for m in mounts]
     print(name, "accepted" if why == "accepted" else "refused after", written, "MiB:", why)
     for i in range(32):
         try:
-            os.remove(os.path.join(folder, f"fill-{{i}}"))
+            os.remove(os.path.join(folder, f"fill-{token}-{{i}}"))
         except OSError:
             pass
 '''
