@@ -186,8 +186,8 @@ def nested_archive(path):
 def test_archives_inside_an_lms_export_are_not_opened(course, tmp_path):
     """A Moodle export (the documented `nbgrader zip_collect` with the course's config)
     where one student uploaded a zip instead of the notebook, one a notebook and a zip
-    beside it, and, in an export the instructor unzipped into the archive folder, one a
-    .tar.gz: no student archive is opened; the notebook is collected; each archive-only
+    beside it, one (named as Canvas names) a zip, and, in an export the instructor unzipped
+    into the archive folder, one a .tar.gz: no student archive is opened; the notebook is collected; each archive-only
     student gets the archive itself as their notebook (graded 0 with the reason: the
     hostile corpus's `archive_notebook`), and the instructor is told."""
     import zipfile
@@ -199,6 +199,7 @@ def test_archives_inside_an_lms_export_are_not_opened(course, tmp_path):
         export.writestr("Ana Pérez_101_assignsubmission_file_/theory03-en.ipynb", notebook)
         export.write(bomb, "Ana Pérez_101_assignsubmission_file_/extra.zip")
         export.write(bomb, "Bea Ruiz_102_assignsubmission_file_/work.zip")
+        export.write(bomb, "ruizdan_104_555_work.zip")  # Canvas's flat name
     unzipped = download / "unzipped-export" / "Cy Gil_103_assignsubmission_file_"
     unzipped.mkdir(parents=True)
     with tarfile.open(unzipped / "work.tar.gz", "w:gz") as archive:
@@ -208,12 +209,13 @@ def test_archives_inside_an_lms_export_are_not_opened(course, tmp_path):
         result = course.nbgrader("zip_collect", ASSIGNMENT, check=False)
         assert result.returncode == 0, result.stderr[-3000:]
         taken = course.root / "submitted"
-        assert sorted(p.name for p in taken.iterdir()) == ["101", "102", "103"], result.stderr[-3000:]
+        assert sorted(p.name for p in taken.iterdir()) == ["101", "102", "103", "104"], result.stderr[-3000:]
         assert (taken / "101" / ASSIGNMENT / "theory03.ipynb").read_text() == notebook
         assert (taken / "102" / ASSIGNMENT / "theory03.ipynb").read_bytes() == bomb.read_bytes()
+        assert (taken / "104" / ASSIGNMENT / "theory03.ipynb").read_bytes() == bomb.read_bytes()
         assert (taken / "103" / ASSIGNMENT / "theory03.ipynb").read_bytes() == \
             (unzipped / "work.tar.gz").read_bytes()
-        for student in ("101", "102", "103"):
+        for student in ("101", "102", "103", "104"):
             assert [p.name for p in (taken / student / ASSIGNMENT).iterdir()] == ["theory03.ipynb"]
         # nothing of any student's archive came out, anywhere in the course
         for name in ("escaped-from-the-archive.txt", "shadow-link", "bomb.bin", "inner"):
