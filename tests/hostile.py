@@ -136,9 +136,11 @@ CAPPED = {"/tmp": 256, "/dev/shm": 256, "/submission": 256}
 
 
 def assert_private_fill_found_nothing(text, growth):
-    """The private folder took nothing; every place that took bytes is a capped tmpfs that
-    stopped at its cap; none of the case's files was ever seen on the host."""
+    """The launcher planted beside the notebook never ran; the private folder took nothing;
+    every place that took bytes is a capped tmpfs that stopped at its cap; none of the case's
+    files was ever seen on the host."""
     places = fills(text)
+    assert "planted launcher: never ran" in text, text[-1500:]
     assert places.get("private", (None,))[0] == 0, text[-1500:]
     assert "/" in places and "/proc" in places, text[-1500:]  # the walk did walk the mounts
     for place, (written, why) in places.items():

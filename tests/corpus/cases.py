@@ -369,7 +369,37 @@ for name, folder in [("private", private)] + [("MOUNT " + m, m) for m in mounts]
             os.remove(os.path.join(folder, f"fill-{token}-{{i}}"))
         except OSError:
             pass
+print("planted launcher:", "RAN" if os.path.exists("/tmp/planted-launcher-ran") else "never ran")
 '''
+
+# planted beside the notebook as `ipykernel_launcher.py`: were the working directory on the
+# kernel's sys.path at start, Python would run it in place of ipykernel's, before the private
+# folder is removed; it writes 32 MiB there, then starts the real kernel
+PLANTED_LAUNCHER = '''
+import os, runpy, sys
+open("/tmp/planted-launcher-ran", "w").close()
+private = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+try:
+    with open(os.path.join(private, "fill-{token}-planted"), "wb") as stream:
+        stream.write(b"x" * (32 << 20))
+except OSError:
+    pass
+sys.path = [entry for entry in sys.path if entry not in ("", os.getcwd())]
+runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+'''
+
+
+def private_fill(course, paths):
+    """Solved work whose extra cell fills every place it can write, with a launcher planted
+    beside it (planted by `plant`)."""
+    return with_cell(PRIVATE_FILL)(course, paths)
+
+
+def plant_launcher(folder, paths):
+    (folder / "ipykernel_launcher.py").write_text(PLANTED_LAUNCHER.format(**paths))
+
+
+private_fill.plant = plant_launcher
 
 LINKS_BESIDE = {"source.ipynb": "source", "gradebook.db": "gradebook", "classmate.ipynb": "classmate",
                 "shadow": "/etc/shadow", "zeros": "/dev/zero"}
@@ -511,6 +541,6 @@ CASES = {
     "deep_message": (with_cell(DEEP_MESSAGE), 12, {}),
     "bad_signature": (with_cell(BAD_SIGNATURE), 12, {}),
     "markdown_links": (markdown_links, 12, {}),
-    "private_fill": (with_cell(PRIVATE_FILL), 12, {}),
+    "private_fill": (private_fill, 12, {}),
     "archive_notebook": (zipped_notebook(), 0, {"theory03-forward": "you handed in a zip archive"}),
 }
