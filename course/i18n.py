@@ -606,6 +606,13 @@ MESSAGES = {
         "en": "over the size cap of a submission ({mib} MiB in all)",
         "es": "supera el tamaño máximo de una entrega ({mib} MiB en total)",
     },
+    # --- an archive handed in instead of the notebook (grader/nbgrader_ext.py, issue 18) ---
+    "archive_not_opened": {
+        "en": "you handed in a {kind} archive, and the grader does not open archives: "
+              "hand in the notebook itself, {notebook}",
+        "es": "entregaste un archivo comprimido {kind}, y el corrector no abre archivos "
+              "comprimidos: entrega el propio cuaderno, {notebook}",
+    },
     "cohort_per_student": {"en": "Per student", "es": "Por estudiante"},
     "cohort_student": {"en": "student", "es": "estudiante"},
     "cohort_note": {"en": "note", "es": "observación"},
