@@ -27,11 +27,11 @@ LANGUAGE_TAIL = re.compile(r"^(.*?)\s*#:(en|es)\s*$")
 F_STRING_PARTS = tuple(getattr(tokenize, name, -1) for name in
                        ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END"))
 ROLES = {
-    "solution": dict(solution=True, grade=False, locked=False),
-    "tests": dict(solution=False, grade=True, locked=True),
-    "readonly": dict(solution=False, grade=False, locked=True),
+    "solution": {"solution": True, "grade": False, "locked": False},
+    "tests": {"solution": False, "grade": True, "locked": True},
+    "readonly": {"solution": False, "grade": False, "locked": True},
     # a manually graded answer (a markdown region): nbgrader's "solution + grade" cell
-    "answer": dict(solution=True, grade=True, locked=False),
+    "answer": {"solution": True, "grade": True, "locked": False},
 }
 
 

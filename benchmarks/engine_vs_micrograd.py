@@ -13,6 +13,7 @@ import random
 import statistics
 import sys
 import time
+from functools import partial
 
 from micrograd.engine import Value as MicroValue
 
@@ -49,7 +50,7 @@ def main():
     times = {name: {"build": [], "backward": []} for name in ("minigrad", "micrograd")}
     for _ in range(RUNS):
         for name, Value in (("minigrad", MiniValue), ("micrograd", MicroValue)):
-            seconds, root = timed(lambda: balanced(Value, numbers))
+            seconds, root = timed(partial(balanced, Value, numbers))
             times[name]["build"].append(seconds)
             seconds, _ = timed(root.backward)
             times[name]["backward"].append(seconds)

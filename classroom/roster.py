@@ -4,11 +4,15 @@ A CSV with a header row `id,name,language,role` (role: `student`, the default, o
 `instructor`). Login names are the prefix plus the id, lower-cased, with `.` as `-`;
 an id with any other character is refused, so no name reaches `useradd`, a path or
 nbgrader's exchange (which splits file names at `+`) that could mean something else.
+A name with markup or a line break is refused too (grader/student_fields.py's rule, the
+gradebook's), so no page or file an instructor opens shows one.
 """
 import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from grader.student_fields import unsafe_name
 
 LANGUAGES = ("en", "es")
 ROLES = ("student", "instructor")
@@ -59,6 +63,8 @@ def read(path, prefix):
             if role not in ROLES:
                 raise RosterError(f"role {role!r}: use one of {', '.join(ROLES)}")
             login = login_name(prefix, row.get("id", ""))
+            if unsafe_name(row.get("name")):
+                raise RosterError(f"name {row['name']!r}: {unsafe_name(row['name'])}")
             if login in logins:
                 raise RosterError(f"id {row['id']!r} gives the login {login!r}, "
                                   f"as the id on line {logins[login]} does")

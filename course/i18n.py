@@ -23,7 +23,7 @@ MESSAGES = {
     "lab03_got_raised": {"en": "it raised {error}: {message!r}", "es": "lanzó {error}: {message!r}"},
     "lab03_must_pass": {
         "en": "{got}; the expression's backward is right, so gradcheck must return True",
-        "es": "{got}; el backward de la expresión es correcto, así que gradcheck debe devolver True",
+        "es": "{got}; la pasada hacia atrás de la expresión es correcta, así que gradcheck debe devolver True",
     },
     "lab03_tight": {
         "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
@@ -32,7 +32,7 @@ MESSAGES = {
     "lab03_must_raise": {
         "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
               " AssertionError with a message that names input index {index}",
-        "es": "{got}; el backward está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
+        "es": "{got}; la pasada hacia atrás está mal en la entrada de índice {index}, así que gradcheck debe lanzar"
               " AssertionError con un mensaje que diga el índice {index}",
     },
     "lab03_not_strict": {
@@ -44,7 +44,7 @@ MESSAGES = {
                       "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
     "lab03_battery_wrong": {
         "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
-        "es": "gradcheck falla con {names} usando el motor de minigrad, cuyo backward es correcto",
+        "es": "gradcheck falla con {names} usando el motor de minigrad, cuya pasada hacia atrás es correcta",
     },
     "lab03_battery_reason": {
         "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason): {names}",
@@ -52,12 +52,67 @@ MESSAGES = {
     },
     "lab03_battery_missed": {
         "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
-        "es": "deja pasar {n} de los {total} errores del backward que una comprobación de gradientes puede"
+        "es": "deja pasar {n} de los {total} errores de la pasada hacia atrás que una comprobación de gradientes puede"
               " detectar, por ejemplo: {bugs}",
     },
     "lab03_not_restored": {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
+    },
+    # ---- lab 03: the bug hunt (course/bughunt.py; visible test, hidden checks) (h20) ----
+    "lab03_hunt_case": {
+        "en": "hunt(Value) on an engine drawn at grading time",
+        "es": "hunt(Value) con un motor sorteado al corregir",
+    },
+    "lab03_hunt_raised": {
+        "en": "hunt raised {error}: {message!r}; catch your gradcheck's AssertionError and return"
+              " (operation, input), or None when every expression passes",
+        "es": "hunt lanzó {error}: {message!r}; captura el AssertionError de tu gradcheck y devuelve"
+              " (operación, entrada), o None si todas las expresiones pasan",
+    },
+    "lab03_hunt_shape": {
+        "en": "hunt returned {got}; return (operation, input), the operation one of"
+              " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' and the input 0 or 1, or None",
+        "es": "hunt devolvió {got}; devuelve (operación, entrada), con la operación una de"
+              " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' y la entrada 0 o 1, o None",
+    },
+    "lab03_hunt_false_alarm": {
+        "en": "hunt returned {got} on an engine whose backward pass is right: a false alarm (does your"
+              " gradcheck fail on a correct expression, at relu's kink or log of a number <= 0?)",
+        "es": "hunt devolvió {got} con un motor cuya pasada hacia atrás es correcta: una falsa alarma (¿falla tu"
+              " gradcheck con una expresión correcta, en el punto anguloso de relu o con log de un número <= 0?)",
+    },
+    "lab03_hunt_missed": {
+        "en": "hunt returned None, but this engine's backward rule for {op!r} is wrong: your hunt's"
+              " expressions let it through (is the operation below the root, its input used again,"
+              " relu's input negative?)",
+        "es": "hunt devolvió None, pero la regla de la pasada hacia atrás de {op!r} de este motor está mal: las"
+              " expresiones de tu hunt la dejan pasar (¿está la operación por debajo de la raíz, se vuelve"
+              " a usar su entrada, es negativa la entrada de relu?)",
+    },
+    "lab03_hunt_wrong_op": {
+        "en": "hunt named {got!r}, but it is {op!r} whose backward rule is wrong: an expression that fails"
+              " uses other operations too; try each operation in expressions that use only"
+              " operations already cleared",
+        "es": "hunt señaló {got!r}, pero la regla de la pasada hacia atrás que está mal es la de {op!r}: una"
+              " expresión que falla usa también otras operaciones; prueba cada operación con expresiones"
+              " que solo usen operaciones ya descartadas",
+    },
+    "lab03_hunt_wrong_input": {
+        "en": "hunt named {op!r} rightly, but input {got}: the wrong gradient is input {want}'s"
+              " (0 the left operand, 1 the right); give each input of your expression one role,"
+              " always left or always right",
+        "es": "hunt señaló bien {op!r}, pero la entrada {got}: el gradiente que está mal es el de la"
+              " entrada {want} (0 el operando izquierdo, 1 el derecho); da a cada entrada de tu expresión"
+              " un solo papel, siempre izquierdo o siempre derecho",
+    },
+    "lab03_hunt_right": {
+        "en": "right: {got} names the wrong backward rule of this engine",
+        "es": "correcto: {got} señala la regla de la pasada hacia atrás que está mal en este motor",
+    },
+    "lab03_hunt_unknown": {
+        "en": "this is not an engine suspect_engine() drew: nothing to confirm",
+        "es": "este no es un motor sorteado por suspect_engine(): no hay nada que confirmar",
     },
     # ---- end of lab 03 ----
     "returned": {
@@ -550,6 +605,13 @@ MESSAGES = {
     "refused_too_big": {
         "en": "over the size cap of a submission ({mib} MiB in all)",
         "es": "supera el tamaño máximo de una entrega ({mib} MiB en total)",
+    },
+    # --- an archive handed in instead of the notebook (grader/nbgrader_ext.py, issue 18) ---
+    "archive_not_opened": {
+        "en": "you handed in a {kind} archive, and the grader does not open archives: "
+              "hand in the notebook itself, {notebook}",
+        "es": "entregaste un archivo comprimido {kind}, y el corrector no abre archivos "
+              "comprimidos: entrega el propio cuaderno, {notebook}",
     },
     "cohort_per_student": {"en": "Per student", "es": "Por estudiante"},
     "cohort_student": {"en": "student", "es": "estudiante"},

@@ -64,7 +64,7 @@ def watched_call(function, *args):
     try:
         with torch.no_grad(), watch:
             value = function(*args)
-    except Exception as problem:  # the student's code may raise anything
+    except Exception as problem:  # noqa: BLE001 - the student's code may raise anything
         error = problem
     return value, sorted(watch.used), error
 
@@ -194,7 +194,7 @@ def expect_walk(grad_fn_walk, graphs):
             got = grad_fn_walk(loss)
         except NotImplementedError:
             raise student.TestFailed(say("lab01_not_done", lang, exercise=exercise(2, "grad_fn_walk"))) from None
-        except Exception as raised:  # the student's code may raise anything
+        except Exception as raised:  # noqa: BLE001 - the student's code may raise anything
             _fail(2, "grad_fn_walk", say("lab01_raised", lang, error=f"{type(raised).__name__}: {raised}"[:300]))
         if got is None:
             _fail(2, "grad_fn_walk", say("lab01_returned_none", lang, want="[...]"))
@@ -239,7 +239,7 @@ def bonus_attempted(function, args, number):
     except NotImplementedError:
         print(say("lab01_bonus_skipped", _lang(), number=number))
         return False
-    except Exception:  # attempted: its test says what is wrong
+    except Exception:  # noqa: BLE001, S110 - attempted: its test says what is wrong
         pass
     return True
 

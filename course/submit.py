@@ -31,7 +31,7 @@ def submit(assignment, root):
         raise SystemExit(say("submit_nothing", lang, notebook=notebook.relative_to(root), assignment=assignment))
     try:
         nb = nbformat.read(str(notebook), as_version=4)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - not a notebook at all is an answer too
         raise SystemExit(say("unreadable", lang, error=type(error).__name__))
     print(say("submit_checking", lang, notebook=notebook.relative_to(root)))
     problems = check(notebook, release).get("failed", [])

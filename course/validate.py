@@ -82,7 +82,7 @@ def structure(notebook, release):
                              folder=Path(notebook).parent.name)))
     try:
         mine = graded(nbformat.read(str(notebook), as_version=4))
-    except Exception as error:  # not a notebook at all: that is the whole answer
+    except Exception as error:  # noqa: BLE001 - not a notebook at all: that is the whole answer
         return [(Path(notebook).name, say("unreadable", lang, error=type(error).__name__))]
     reference = nbformat.read(str(release), as_version=4)
     labels = exercises(reference)

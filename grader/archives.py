@@ -19,3 +19,18 @@ def member_refusal(name, ordinary, size=0, limit=None):
     if limit is not None and size > limit:
         return f"{name!r} is {size} bytes, over the cap of {limit}"
     return None
+
+
+# the first bytes that name an archive's format (tar's "ustar" is at offset 257)
+MAGIC = ((b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"),
+         (b"\xfd7zXZ\x00", "xz"), (b"7z\xbc\xaf\x27\x1c", "7z"), (b"Rar!\x1a\x07", "rar"))
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
+
+
+def archive_kind(head):
+    """The archive format whose first bytes `head` (at least 262 of them, where the file
+    has that many) are, or None: a submission that is an archive is not opened."""
+    for magic, kind in MAGIC:
+        if head.startswith(magic):
+            return kind
+    return "tar" if head[257:262] == b"ustar" else None

@@ -238,7 +238,6 @@ class GradingExecute(Execute):
         try:
             with self.started_kernel() as info:
                 self._defences = self.km.defences()
-                self.km.seal_private()  # before any student code runs
                 nb.metadata["language_info"] = info["content"]["language_info"]
                 for index, cell in enumerate(nb.cells):
                     self._current_index = index
@@ -270,6 +269,7 @@ class GradingExecute(Execute):
             try:
                 stack.enter_context(self.setup_kernel())
                 info = self.wait_for_reply(self.kc.kernel_info())
+                self.km.seal_private()  # before any student code runs
             except (SandboxRefused, SandboxMissing):
                 raise
             except (RuntimeError, DeadKernelError, TimeoutError) as error:

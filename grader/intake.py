@@ -24,7 +24,7 @@ from nbgrader.plugins.zipcollect import ExtractorPlugin
 from nbgrader.utils import unzip
 
 from course.i18n import say
-from grader.archives import member_refusal
+from grader.archives import ARCHIVE_SUFFIXES, member_refusal
 from grader.lms_collect import LmsCollector
 
 MAX_SUBMISSION_BYTES = 100 * 1024 ** 2  # one submission's files, its notebooks included
@@ -219,10 +219,14 @@ def archive_refusal(path, limit=MAX_SUBMISSION_BYTES):
 class SafeExtractor(ExtractorPlugin):
     """nbgrader's extractor, taking from the downloaded folder only regular files and
     archives whose every member is an ordinary file within the size cap (nbgrader's own
-    follows links and extracts whatever an archive holds). Archives inside archives stay
-    archives."""
+    follows links and extracts whatever an archive holds). Only the archives at the top of
+    the folder (the LMS's exports, put there by the instructor) are opened: an archive inside
+    one, or in a folder beside them, is a student's upload. It is never opened, and is taken
+    in as `NAME.ipynb` (`work.zip.ipynb`), so that zip_collect can file it as the student's
+    notebook (grader/lms_collect.py) and grading gives the reason (grader/nbgrader_ext.py)."""
 
     def extract(self, archive_path, extracted_path):
+        top = os.path.abspath(archive_path)
         for root, _, files in os.walk(archive_path):
             target = Path(extracted_path, os.path.relpath(root, archive_path))
             target.mkdir(parents=True, exist_ok=True)
@@ -231,7 +235,7 @@ class SafeExtractor(ExtractorPlugin):
                 if not stat.S_ISREG(os.lstat(path).st_mode):
                     self.log.warning("refused %r: %s", path, reason(kind(os.lstat(path).st_mode)))
                     continue
-                if not name.endswith(tuple(self.zip_ext)):
+                if os.path.abspath(root) != top or not name.endswith(tuple(self.zip_ext)):
                     try:
                         with open_regular(path) as stream, open(target / name, "wb") as out:
                             shutil.copyfileobj(stream, out)
@@ -246,6 +250,12 @@ class SafeExtractor(ExtractorPlugin):
                     self.log.warning("refused the archive %r: %s", path, why)
                 else:
                     unzip(path, str(target), zip_ext=self.zip_ext, create_own_folder=True)
+        # what is left that is an archive is a student's upload (not opened): a notebook's name
+        for path in sorted(Path(extracted_path).rglob("*")):
+            if path.name.lower().endswith(ARCHIVE_SUFFIXES) and path.is_file() and not path.is_symlink():
+                self.log.warning("not opened (an archive inside the export, a student's upload): "
+                                 "%r, taken in as %r", str(path), path.name + ".ipynb")
+                path.rename(path.with_name(path.name + ".ipynb"))
 
 
 class SafeCollector(LmsCollector):

@@ -8,6 +8,7 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
+from grader.archives import archive_kind
 from grader.execute import notebook_language
 from grader.intake import Refused, open_regular
 
@@ -77,13 +78,19 @@ class TolerantNotebookExporter(NotebookExporter):
         path, basename = os.path.split(filename)
         resources["metadata"].update(name=os.path.splitext(basename)[0], path=path)
         try:
-            stream = io.TextIOWrapper(open_regular(filename), encoding="utf-8")
+            binary = open_regular(filename)
         except Refused as refused:
             lang = notebook_language(release_notebook(self.parent, resources))
             return self.unreadable(refused.say(lang), resources, **kw)
         except OSError as error:
             return self.unreadable(f"{type(error).__name__}: {error.strerror}", resources, **kw)
-        with stream:
+        with io.TextIOWrapper(binary, encoding="utf-8") as stream:
+            kind = archive_kind(binary.peek(262)[:262])
+            if kind:  # an archive handed in as the notebook (an LMS upload): not opened
+                lang = notebook_language(release_notebook(self.parent, resources))
+                return self.unreadable(say("archive_not_opened", lang, kind=kind, notebook=(
+                    resources.get("nbgrader", {}).get("assignment") or "ASSIGNMENT") + ".ipynb"),
+                    resources, **kw)
             return self.from_file(stream, resources=resources, **kw)
 
     def unreadable(self, reason, resources, **kw):
@@ -95,7 +102,7 @@ class TolerantNotebookExporter(NotebookExporter):
         try:
             nb = nbformat.read(file_stream, as_version=4)
             nbformat.validate(nb)
-        except Exception as error:  # not JSON, not UTF-8, not a notebook, wrong version
+        except Exception as error:  # noqa: BLE001 - not JSON, not UTF-8, not a notebook, wrong version
             return self.unreadable(f"{type(error).__name__}: {error}", resources, **kw)
         return self.from_notebook_node(nb, resources=resources, **kw)
 

@@ -23,6 +23,7 @@ from nbgrader.preprocessors import (
 from grader.bonus import SaveBonus
 from grader.execute import GradingExecute
 from grader.feedback import configure_feedback
+from grader.formgrader import guard_formgrader
 from grader.inert import MakeInert, TerminalSafe
 from grader.intake import vet_before_copy
 from grader.late import PercentPerDay
@@ -34,10 +35,15 @@ from grader.nbgrader_ext import (
 )
 from grader.preflight import before_grading
 from grader.sandbox import announce_defences
+from grader.student_fields import guard_gradebook
 
 
 def configure(c):
     _clean_terminal()
+    # ids, names and emails with markup never enter the gradebook, and formgrader
+    # escapes what it shows all the same (a gradebook filled by other means, an address)
+    guard_gradebook()
+    guard_formgrader()
     c.CourseDirectory.course_id = "autograd-by-hand"
     # what a notebook writes next to itself when run (lab 01's report) is not handed out
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",

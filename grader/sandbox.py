@@ -6,9 +6,11 @@ the kernel sees, read-only, the system (/usr, /lib, /etc), the Python
 installation and virtual environment, and only the course code student code
 needs at run time (`course`, `minigrad`). Its working directory, /submission,
 is a size-capped tmpfs holding a copy of the submission's own folder, and /tmp
-is another; both vanish with the sandbox. It has no network, and no view of
-the grader's references, source/, the gradebook, other submissions or the
-instructor's home. Its environment is an allowlist.
+and /dev/shm are others; they vanish with the sandbox, and everything else is
+read-only. Its private folder (connection file, sockets) is removed from the
+host once the kernel is up, before student code runs (`seal_private`). It has
+no network, and no view of the grader's references, source/, the gradebook,
+other submissions or the instructor's home. Its environment is an allowlist.
 
 Limits: memory (a per-kernel cgroup, counting heap, tmpfs and memfd, where one
 can be made; an address-space rlimit in any case), processes (the cgroup's own
@@ -22,8 +24,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
+import zmq
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
@@ -134,8 +138,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
         remove_leftovers_once(self.cgroup_parent if self.use_cgroup else None)
-        self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-",
-                                              dir=private_parent(self.sandbox)))
+        self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.connection_file = str(self._private / "kernel.json")
         self._group = None
         if self.sandbox:
@@ -151,18 +154,29 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return command, kw
 
-    def seal_private(self):
-        """Once the kernel has made its sockets: run as root, its private folder and
-        connection file become root's, so the kernel (as `uid`) can write nothing more
-        there. Run as an ordinary user, the folder is in /dev/shm (see private_parent)."""
+    def seal_private(self, timeout=10):
+        """Once the kernel is up, before any student code runs: remove its private folder
+        from the host, so the kernel can write nothing there, whoever grades (root, or an
+        ordinary user with or without a cgroup). Connections already made live on, and
+        nothing can be created in a removed folder, even through the sandbox's mount of it.
+        The grader's own control connection (interrupts, shutdown) is checked first: it
+        must reach the kernel before its socket's name goes. Raises TimeoutError when it
+        does not within `timeout` seconds."""
         private = getattr(self, "_private", None)
-        if self.sandbox and os.geteuid() == 0 and private is not None:
-            for path in private.iterdir():
-                if path.is_file() and not path.is_symlink():
-                    os.chown(path, 0, 0)
-                    path.chmod(0o600)
-            os.chown(private, 0, 0)
-            private.chmod(0o711)
+        if not self.sandbox or private is None or not private.exists():
+            return
+        self._connect_control_socket()
+        control = zmq.Socket.shadow(self._control_socket.underlying)  # a blocking view of it
+        asked = self.session.send(control, "kernel_info_request", {})
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not control.poll(int(left * 1000)):
+                raise TimeoutError("the kernel did not answer on its control channel")
+            _, reply = self.session.recv(control, mode=0)
+            if reply and reply["parent_header"].get("msg_id") == asked["header"]["msg_id"]:
+                break
+        shutil.rmtree(private)
 
     def trial_cgroup(self):
         """(group, None) when a kernel of this configuration gets a cgroup of its own, else
@@ -178,7 +192,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "agg",
                "OMP_NUM_THREADS": str(self.kernel_threads),
-               "MKL_NUM_THREADS": str(self.kernel_threads)}
+               "MKL_NUM_THREADS": str(self.kernel_threads),
+               # nothing of the submission's folder is imported while the kernel starts (a
+               # planted ipykernel_launcher.py would run before seal_private): Python does not
+               # put the working directory first on sys.path, nor IPython anywhere
+               "PYTHONSAFEPATH": "1"}
         env.update({name: offered[name] for name in ENVIRONMENT if name in offered})
         if self.grading_seed is not None:
             env[SEED_VARIABLE] = str(self.grading_seed)
@@ -218,7 +236,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             drop = []
         start = ["/bin/sh", "-c", copy + 'exec "$@"', SUBMISSION_COPY] + drop
-        return enter_group + limits + ["--"] + sandbox + ["--"] + start + command
+        # IPython before 9.7 puts the working directory on sys.path despite PYTHONSAFEPATH
+        return enter_group + limits + ["--"] + sandbox + ["--"] + start + command + \
+            ["--IPKernelApp.ignore_cwd=True"]
 
     def defences(self):
         """What protects the machine from this kernel, in a few words (for reports)."""
@@ -266,9 +286,7 @@ def remove_leftovers(cgroup_parent, tmp=None):
     cgroups whose maker has ended; returns how many things were removed."""
     removed = 0
     tmp = Path(tmp or tempfile.gettempdir())
-    # an ordinary user's kernels keep their private folders in /dev/shm (private_parent)
-    shm = [] if tmp != Path(tempfile.gettempdir()) else [*Path("/dev/shm").glob(PREFIX + "*")]
-    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*"), *shm]:
+    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*")]:
         try:
             mine = folder.is_dir() and folder.lstat().st_uid == os.geteuid()
         except OSError:
@@ -279,16 +297,6 @@ def remove_leftovers(cgroup_parent, tmp=None):
     if cgroup_parent is not None:
         removed += KernelGroup.remove_leftovers(cgroup_parent)
     return removed
-
-
-def private_parent(sandbox):
-    """Where a kernel's private folder (connection file, sockets) is made. Run as root,
-    the default temporary folder: `seal_private` takes it back from the kernel. Run as
-    an ordinary user in a user namespace, the kernel could always write there: /dev/shm,
-    a tmpfs, where what it writes is memory charged to its own cgroup, not the disk."""
-    if sandbox and os.geteuid() != 0 and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
-        return "/dev/shm"
-    return None
 
 
 def describe_defences(sandbox, group, why_no_group, uid=65534):
@@ -359,6 +367,9 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
     arguments += ["--bind", str(private), str(private),
                   "--ro-bind", str(submission), SUBMISSION_COPY,
                   "--perms", "1777", "--size", str(workdir_size), "--tmpfs", WORKDIR,
+                  # bwrap's own root and /dev are tmpfs of no size cap, and the kernel's
+                  # when it runs as the grading user in a user namespace: read-only
+                  "--remount-ro", "/dev", "--remount-ro", "/",
                   "--chdir", WORKDIR]
     return arguments
 

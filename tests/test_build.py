@@ -110,8 +110,8 @@ def test_manually_graded_answer_region(tmp_path):
                     '<!-- #endregion -->\n')
     cell = for_language(read_master(path), "en", "u").cells[0]
     assert cell.cell_type == "markdown" and cell.source == "Because."
-    assert cell.metadata["nbgrader"] == dict(solution=True, grade=True, locked=False, grade_id="u-why",
-                                             points=2, schema_version=3, task=False)
+    assert cell.metadata["nbgrader"] == {"solution": True, "grade": True, "locked": False, "grade_id": "u-why",
+                                             "points": 2, "schema_version": 3, "task": False}
 
 
 def test_manual_answers_stay_out_of_release_in_the_notebook_language():

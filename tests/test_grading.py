@@ -163,6 +163,9 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
         assert {"en": "instead of raising", "es": "en vez de lanzar"}[lang] in \
             verdict_text(cells.pop("lab03-gradcheck"))
         assert "MORE_EXPRESSIONS" in verdict_text(cells.pop("lab03-battery"))
+        # and so is the bug hunt of Exercise 3: its two cells say to write hunt(Value)
+        for grade_id in ("lab03-hunt", "lab03-hunt-input"):
+            assert "hunt(Value)" in verdict_text(cells.pop(grade_id))
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 

@@ -2,8 +2,9 @@
 --workers 2`: stock `nbgrader autograde --student` per submission, two at a time, so the
 suite also proves that parallel grading gives the scores and reasons serial grading
 gave): the solution, the release, the gradchecks the issue names
-(always True, always raising, each hint ignored) and a representative part of the hostile
-corpus (forged evidence, monkeypatched course helpers, a dying kernel, theft of the
+(always True, always raising, each hint ignored), the wrong bug hunts (tests/test_lab03.py
+judges them all directly; the first seven are graded here), and a representative part of the
+hostile corpus (forged evidence, monkeypatched course helpers, a dying kernel, theft of the
 reference gradcheck), each with the score it must get."""
 import re
 
@@ -17,12 +18,15 @@ from hostile import (
     with_cell,
 )
 from test_grading import HARD_CODED
+from test_lab03 import wrong_hunts
 
 from grader.sandbox import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab03-en"
 ANSWER = "lab03-gradcheck-answer"
+HUNT = "lab03-hunt-answer"
+COHORT_HUNTS = ("first_op", "root_only", "relu_positive", "reads_the_class", "raises", "always_left", "memoriser")
 ALWAYS_RAISES = '''def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
               atol: float = 1e-4, rtol: float = 1e-3) -> bool:
     raise AssertionError("gradcheck FAILED at input index 0")'''
@@ -74,9 +78,9 @@ for module in ("grader.gradcheck", "grader.checks.lab03", "grader.checks"):
 '''
 
 
-def solution(course):
+def solution(course, grade_id=ANSWER):
     source = course.solved(ASSIGNMENT)
-    return next(c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ANSWER)
+    return next(c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
 def replaced(text, old, new):
@@ -118,6 +122,9 @@ def submissions(course):
         "forger": with_cell(fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}), FORGER),
         "patches": with_cell(fill(solved(), {ANSWER: hint["no_zero"]}), PATCHES),
         "theft": with_cell(solved(), THEFT),
+        # the right gradcheck, a wrong hunt
+        **{f"hunt_{name}": fill(solved(), {HUNT: wrong_hunts(solution(course, HUNT))[name]})
+           for name in COHORT_HUNTS},
     }
 
 
@@ -126,13 +133,18 @@ def graded(grader):
     yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
-# 9 points (gradcheck 6, battery 2, annotations 1) plus 1 of extra credit (the complex step); the
-# written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps 1 + 1, and
-# the battery's 2 where it still raises AssertionError on each engine bug (the battery is graded, not
-# the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults).
-SCORES = {"honest": 10, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 4, "no_zero": 4,
-          "graph_zero_only": 4, "no_atol": 4, "no_rtol": 4, "forward_difference": 4, "returns_false": 2,
-          "no_index": 4, "reads_the_code": 2, "dying": 4, "forger": 0, "patches": 2, "theft": 10}
+# 12 points (gradcheck 6, battery 2, annotations 1, hunt 2 + 1) plus 1 of extra credit (the complex
+# step); the written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps
+# 1 + 1, and the battery's 2 where it still raises AssertionError on each engine bug (the battery is
+# graded, not the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults),
+# and the hunt's 3 where the solution's hunt still finds every bug with it (the same fresh inputs and
+# default tolerances; a gradcheck that never raises, or always does, finds nothing or accuses all). A
+# wrong hunt with the right gradcheck keeps 10 (2 more when only the input is wrong).
+SCORES = {"honest": 13, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 7, "no_zero": 7,
+          "graph_zero_only": 7, "no_atol": 7, "no_rtol": 7, "forward_difference": 7, "returns_false": 2,
+          "no_index": 7, "reads_the_code": 2, "dying": 7, "forger": 0, "patches": 2, "theft": 13,
+          "hunt_first_op": 10, "hunt_root_only": 10, "hunt_relu_positive": 10, "hunt_reads_the_class": 10,
+          "hunt_raises": 10, "hunt_always_left": 12, "hunt_memoriser": 10}
 
 
 def test_every_submission_was_graded(graded):
@@ -159,5 +171,14 @@ def test_reasons(graded):
     for name, reason in reasons.items():
         assert reason in verdicts(course, ASSIGNMENT, name)["lab03-gradcheck"], (name, verdicts(course, ASSIGNMENT, name))
     assert "kernel died" in verdicts(course, ASSIGNMENT, "dying")["lab03-gradcheck"]
+    hunts = {  # the visible test names the mistake; the memoriser passes it, and the hidden engines fail it
+        "first_op": "a false alarm", "root_only": "for 'tanh' is wrong", "relu_positive": "for 'relu' is wrong",
+        "reads_the_class": "hunt returned None, but", "raises": "hunt raised AssertionError",
+        "memoriser": "on an engine drawn at grading time: hunt returned None, but",
+    }
+    for name, reason in hunts.items():
+        assert reason in verdicts(course, ASSIGNMENT, f"hunt_{name}")["lab03-hunt"], name
+    left = verdicts(course, ASSIGNMENT, "hunt_always_left")
+    assert "✔" in left["lab03-hunt"] and "hunt named '*' rightly, but input 0" in left["lab03-hunt-input"], left
     theft = printed(course, ASSIGNMENT, "theft")
     assert "THEFT references: nothing in grader.gradcheck" in theft and "FOUND" not in theft

@@ -148,3 +148,81 @@ def test_nbgrader_zip_collect_takes_in_only_ordinary_files_of_safe_ids(course):
     finally:
         shutil.rmtree(course.root / "downloaded", ignore_errors=True)
         shutil.rmtree(course.root / "submitted", ignore_errors=True)
+
+
+def test_archive_kind_names_each_format_by_its_first_bytes(tmp_path):
+    import zipfile
+
+    from grader.archives import archive_kind
+    with zipfile.ZipFile(tmp_path / "a.zip", "w") as archive:
+        archive.writestr("theory03.ipynb", "{}")
+    for mode, name in (("w", "a.tar"), ("w:gz", "a.tgz"), ("w:bz2", "a.tbz"), ("w:xz", "a.txz")):
+        with tarfile.open(tmp_path / name, mode) as archive:
+            archive.add(tmp_path / "a.zip", "inner.zip")
+    found = {name: archive_kind((tmp_path / name).read_bytes()[:262])
+             for name in ("a.zip", "a.tar", "a.tgz", "a.tbz", "a.txz")}
+    assert found == {"a.zip": "zip", "a.tar": "tar", "a.tgz": "gzip", "a.tbz": "bzip2", "a.txz": "xz"}
+    assert archive_kind(b'{"cells": []}') is None and archive_kind(b"") is None
+
+
+def nested_archive(path):
+    """A student's upload that is itself an archive, hostile inside: a notebook, a member
+    leading out of the folder, a link to /etc/shadow and a 1 GiB member of zeros (a zip
+    bomb: a few MiB compressed). None of it may ever be extracted."""
+    import zipfile
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("theory03-en.ipynb", "{}")
+        archive.writestr("../../escaped-from-the-archive.txt", "out")
+        link = zipfile.ZipInfo("shadow-link")
+        link.external_attr = (0o120777 << 16)
+        archive.writestr(link, "/etc/shadow")
+        with archive.open("bomb.bin", "w", force_zip64=True) as member:
+            for _ in range(64):
+                member.write(b"\0" * (16 << 20))
+    return path
+
+
+def test_archives_inside_an_lms_export_are_not_opened(course, tmp_path):
+    """A Moodle export (the documented `nbgrader zip_collect` with the course's config)
+    where one student uploaded a zip instead of the notebook, one a notebook and a zip
+    beside it, one (named as Canvas names) a zip, and, in an export the instructor unzipped
+    into the archive folder, one a .tar.gz: no student archive is opened; the notebook is collected; each archive-only
+    student gets the archive itself as their notebook (graded 0 with the reason: the
+    hostile corpus's `archive_notebook`), and the instructor is told."""
+    import zipfile
+    download = course.root / "downloaded" / ASSIGNMENT / "archive"
+    download.mkdir(parents=True)
+    notebook = (course.root / "release" / ASSIGNMENT / "theory03.ipynb").read_text()
+    bomb = nested_archive(tmp_path / "work.zip")
+    with zipfile.ZipFile(download / "moodle-export.zip", "w") as export:
+        export.writestr("Ana Pérez_101_assignsubmission_file_/theory03-en.ipynb", notebook)
+        export.write(bomb, "Ana Pérez_101_assignsubmission_file_/extra.zip")
+        export.write(bomb, "Bea Ruiz_102_assignsubmission_file_/work.zip")
+        export.write(bomb, "ruizdan_104_555_work.zip")  # Canvas's flat name
+    unzipped = download / "unzipped-export" / "Cy Gil_103_assignsubmission_file_"
+    unzipped.mkdir(parents=True)
+    with tarfile.open(unzipped / "work.tar.gz", "w:gz") as archive:
+        archive.add(bomb, "inner/work.zip")
+    course.grader.own(course.root / "downloaded")
+    try:
+        result = course.nbgrader("zip_collect", ASSIGNMENT, check=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+        taken = course.root / "submitted"
+        assert sorted(p.name for p in taken.iterdir()) == ["101", "102", "103", "104"], result.stderr[-3000:]
+        assert (taken / "101" / ASSIGNMENT / "theory03.ipynb").read_text() == notebook
+        assert (taken / "102" / ASSIGNMENT / "theory03.ipynb").read_bytes() == bomb.read_bytes()
+        assert (taken / "104" / ASSIGNMENT / "theory03.ipynb").read_bytes() == bomb.read_bytes()
+        assert (taken / "103" / ASSIGNMENT / "theory03.ipynb").read_bytes() == \
+            (unzipped / "work.tar.gz").read_bytes()
+        for student in ("101", "102", "103", "104"):
+            assert [p.name for p in (taken / student / ASSIGNMENT).iterdir()] == ["theory03.ipynb"]
+        # nothing of any student's archive came out, anywhere in the course
+        for name in ("escaped-from-the-archive.txt", "shadow-link", "bomb.bin", "inner"):
+            assert not list(course.root.rglob(name)) and not list(course.root.parent.glob(name)), name
+        log = " ".join(result.stderr.split())
+        assert "Student 102 uploaded an archive, not the notebook theory03.ipynb" in log, log[-3000:]
+        assert "Student 103 uploaded an archive" in log, log[-3000:]
+        assert "Skipped (an archive: archives are not opened; student 101's notebook is collected)" in log
+    finally:
+        shutil.rmtree(course.root / "downloaded", ignore_errors=True)
+        shutil.rmtree(course.root / "submitted", ignore_errors=True)

@@ -1,4 +1,5 @@
 """Lab 03 outside the notebook: the reference gradcheck command and the sign-bug context manager."""
+import re
 import shutil
 import subprocess
 import sys
@@ -324,3 +325,200 @@ def test_a_blank_bonus_passes_its_visible_test_quietly(lang, says, capsys):
     exec(plot, namespace)  # noqa: S102
     printed = capsys.readouterr().out
     assert printed.splitlines()[0] == says and namespace["bonus_attempted"] is False
+
+
+# ---- the bug hunt (Exercise 3): anonymous engines, the solution, and the wrong hunts ----
+
+
+def hunt_solution(lang="en"):
+    """The hunt answer cell of the source notebook (the instructor's solution)."""
+    cells = notebook("source", lang).cells
+    return next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-hunt-answer")
+
+
+ROOT_ONLY = '''HUNT = [("+", lambda a, b: a + b, (1.5, -2.0)), ("*", lambda a, b: a * b, (1.5, -2.0)),
+        ("-", lambda a, b: a - b, (1.5, -2.0)), ("**", lambda a: a ** 3, (1.3,)), ("exp", lambda a: a.exp(), (0.4,)),
+        ("log", lambda a: a.log(), (2.5,)), ("tanh", lambda a: a.tanh(), (0.3,)), ("relu", lambda a: a.relu(), (0.8,))]
+'''
+# answers from what the class says about itself, computing nothing
+READS_THE_CLASS = '''def hunt(Value):
+    clues = " ".join([Value.__name__, Value.__qualname__, Value.__module__, repr(Value(1.0)),
+                      Value.relu.__code__.co_filename, str(Value.__doc__)])
+    for operation, word in (("+", "add"), ("*", "mul"), ("-", "sub"), ("**", "pow"), ("exp", "exp"),
+                            ("log", "log"), ("tanh", "tanh"), ("relu", "relu")):
+        if word in clues:
+            return operation, 0
+    return None
+'''
+# the visible test's four engines recognised by one expression each, answered from a table
+MEMORISER = '''KNOWN = [(lambda a, b: a * b, (1.3, -0.7), ("*", 1)), (lambda a: a.tanh() * a, (0.35,), ("tanh", 0)),
+         (lambda a: a.exp() * a, (0.45,), ("exp", 0)), (lambda a, b: a.relu() * b, (-0.6, 1.7), ("relu", 0))]
+
+
+def hunt(Value):
+    for f, point, known in KNOWN:
+        try:
+            gradcheck(f, tuple(Value(x) for x in point))
+        except AssertionError:
+            return known
+    return None
+'''
+
+
+def wrong_hunts(right):
+    """name -> the hunt answer cell with one plausible mistake, from the solution `right`."""
+    hunt_list = re.search(r"HUNT = \[\n.*?\n\]\n", right, re.DOTALL).group()
+    return {
+        "first_op": 'def hunt(Value):\n    return "+", 0\n',
+        "root_only": right.replace(hunt_list, ROOT_ONLY),
+        "relu_positive": replaced(right, '    ("relu", lambda a, b: a.relu() * b, (-0.6, 1.7)),\n', ""),
+        "reads_the_class": READS_THE_CLASS,
+        "raises": replaced(right, "    try:\n        gradcheck(f, tuple(Value(x) for x in point))\n"
+                                  "    except AssertionError:\n        return True\n",
+                           "    gradcheck(f, tuple(Value(x) for x in point))\n"),
+        "always_left": replaced(right, "(broken, 0) if fails(left, (1.3,), Value) else (broken, 1)", "(broken, 0)"),
+        "memoriser": MEMORISER,
+        # not graded in the cohort (tests/test_hostile_lab03.py); judged below only
+        "unordered": replaced(right, "in HUNT if", "in reversed(HUNT) if"),
+        "false_alarm": replaced(right, "HUNT = [\n", 'HUNT = [\n    ("relu", lambda a: a.relu(), (0.0,)),\n'),
+    }
+
+
+def replaced(text, old, new):
+    assert old in text, old
+    return text.replace(old, new)
+
+
+def define_hunt(text):
+    """The hunt a cell `text` defines, with the reference gradcheck as the student's."""
+    namespace = {"gradcheck": gradcheck}
+    exec(text, namespace)  # noqa: S102 (the notebook's own answer and its planted mistakes)
+    return namespace["hunt"]
+
+
+def run_visible_test(grade_id, hunt, lang):
+    """The visible part of a hunt test cell of the source notebook, run on `hunt`: its error, or None."""
+    from course import bughunt
+    cells = notebook("source", lang).cells
+    source = next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    visible = source.split("### BEGIN HIDDEN TESTS")[0]
+    namespace = {"hunt": hunt, **{name: getattr(bughunt, name) for name in ("answer", "mistake", "visible_engines")}}
+    try:
+        exec(visible, namespace)  # noqa: S102 (the notebook's own test cell)
+    except AssertionError as error:
+        return str(error)
+    return None
+
+
+def judge_hunt(grade_id, hunt, seed, lang="en"):
+    check = CHECKS[grade_id]
+    return check.judge(seed, check.probe.gather(seed, [hunt]), lang)
+
+
+def test_hunt_engines_tell_nothing_but_their_gradients():
+    import inspect
+
+    from course.bughunt import VISIBLE, engine, leaky_gate, suspect_engine
+    right = engine()
+    for suspect in [engine(m) for m in VISIBLE] + [engine(leaky_gate(0.3)), suspect_engine()]:
+        for look in (lambda v: v.__name__, lambda v: v.__qualname__, lambda v: v.__module__,
+                     lambda v: repr(v(2.0)), lambda v: sorted(vars(v)),
+                     lambda v: [getattr(v, name).__code__.co_filename for name in ("__add__", "relu", "exp")]):
+            assert look(suspect) == look(right)
+        # the class's source is looked up by its module's name: minigrad's own file, unmutated
+        assert inspect.getsource(suspect) == inspect.getsource(Value)
+        with pytest.raises(OSError):  # a method's code names no file
+            inspect.getsource(suspect.relu)
+        assert (suspect(2.0) * 3 - 1).exp().data == (Value(2.0) * 3 - 1).exp().data
+
+
+def test_hunt_solution_finds_every_decidable_mutant_and_its_input():
+    from course.bughunt import answer, culprit, engine, leaky_gate, mistake
+    from course.mutants import decidable
+    hunt = define_hunt(hunt_solution())
+    for mutant in decidable() + [leaky_gate(0.05), leaky_gate(0.5), None]:
+        got = answer(hunt, engine(mutant))
+        assert mistake(got, culprit(mutant), "en") is None, (mutant, got)
+    assert define_hunt(hunt_solution("es"))(engine(MUTANTS[0])) == ("+", 0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_hunt_cases_are_drawn_at_grading_time_never_the_visible_ones(seed):
+    from course.bughunt import VISIBLE
+    from course.probes.lab03 import hunt_mutant
+    cases = CHECKS["lab03-hunt"].probe.draw(seed)
+    mutants = [hunt_mutant(case) for case in cases]
+    assert len(cases) == 7 and mutants.count(None) == 1 and not set(mutants) & set(VISIBLE)
+    kinds = {m.kind for m in mutants if m}
+    assert {"leaky gate", "= for +=", "missing * out.grad"} <= kinds
+    assert any(m and m.method in ("__add__", "__sub__", "__pow__", "log") for m in mutants)
+    assert any(m and m.old.startswith("other.") and m.kind != "wrong input" for m in mutants)
+    assert cases != CHECKS["lab03-hunt"].probe.draw(seed + 10)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_hunt_solution_passes_the_hidden_cases_in_both_languages(seed):
+    for lang in ("en", "es"):
+        hunt = define_hunt(hunt_solution(lang))
+        for grade_id in ("lab03-hunt", "lab03-hunt-input"):
+            verdict = judge_hunt(grade_id, hunt, seed, lang)
+            assert verdict.passed, verdict.summary
+
+
+# name -> (operation cell passes, input cell passes) in grading, and what the visible test says (EN, ES)
+# (None: the visible test passes, so only the hidden cases can tell)
+WRONG_HUNTS = {
+    "first_op": (False, False, "('+', 0) on an engine whose backward pass is right: a false alarm",
+                 "('+', 0) con un motor cuya pasada hacia atrás es correcta: una falsa alarma"),
+    "root_only": (False, False, "'tanh' is wrong", "'tanh' de este motor está mal"),
+    "relu_positive": (False, False, "'relu' is wrong", "'relu' de este motor está mal"),
+    "reads_the_class": (False, False, "hunt returned None, but", "hunt devolvió None, pero"),
+    "raises": (False, False, "hunt raised AssertionError", "hunt lanzó AssertionError"),
+    "always_left": (True, False, "hunt named '*' rightly, but input 0", "hunt señaló bien '*', pero la entrada 0"),
+    "memoriser": (False, False, None, None),
+    "unordered": (False, False, "hunt named 'relu', but it is '*' whose backward rule is wrong",
+                  "hunt señaló 'relu', pero la regla de la pasada hacia atrás que está mal es la de '*'"),
+    "false_alarm": (False, False, "a false alarm", "una falsa alarma"),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_HUNTS)
+def test_each_wrong_hunt_loses_points_and_fails_visibly_where_it_can(name):
+    """A graded cell passes when its visible part and its hidden cases both pass, as nbgrader runs it."""
+    operation_passes, input_passes, english, spanish = WRONG_HUNTS[name]
+    for lang, says in (("en", english), ("es", spanish)):
+        hunt = define_hunt(wrong_hunts(hunt_solution(lang))[name])
+        problems = [run_visible_test(grade_id, hunt, lang) for grade_id in ("lab03-hunt", "lab03-hunt-input")]
+        for seed in (1, 2, 3):
+            hidden = [judge_hunt(grade_id, hunt, seed, lang) for grade_id in ("lab03-hunt", "lab03-hunt-input")]
+            graded = [problem is None and verdict.passed for problem, verdict in zip(problems, hidden)]
+            assert graded == [operation_passes, input_passes], (lang, seed, problems, hidden)
+            if says is None:  # only the hidden cases can tell: they do, on every draw
+                assert not hidden[0].passed and not hidden[1].passed
+        if says is None:
+            assert problems == [None, None]
+        else:
+            shown = problems[1] if operation_passes else problems[0]
+            assert shown and says in shown, (lang, problems)
+
+
+def test_hunt_answers_of_any_shape_get_a_reason():
+    from course.bughunt import answer, engine, mistake
+
+    class Mute(Exception):
+        def __str__(self):
+            raise RuntimeError("no")
+
+    class Odd:
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    def raises_mute(Value):
+        raise Mute
+
+    right = engine()
+    for hunt, says in ((raises_mute, "hunt raised Mute: 'Mute'"), (lambda V: Odd(), "hunt returned Odd;"),
+                       (lambda V: ["*", 1], "hunt returned ['*', 1];"), (lambda V: ("*", True), "returned ('*', True)"),
+                       (lambda V: ("mul", 0), "hunt returned ('mul', 0)")):
+        problem = mistake(answer(hunt, right), ("*", (1,)), "en")
+        assert problem and says in problem, problem

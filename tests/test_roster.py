@@ -35,6 +35,8 @@ def test_login_names_come_from_the_ids(tmp_path):
     ("carla,x,en,admin", "role 'admin'"),
     ("ana-garcia,x,en,student", "as the id on line 3 does"),
     ("a" * 40 + ",x,en,student", "too long"),
+    ("carla,<img src=x onerror=alert(1)>,en,student", "name '<img src=x onerror=alert(1)>': markup"),
+    ('carla,"Carla\nforged",en,student', "name 'Carla\\nforged': markup or a line break"),
 ])
 def test_a_bad_row_is_refused_with_its_line(tmp_path, row, said):
     with pytest.raises(RosterError) as error:

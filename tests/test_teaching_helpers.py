@@ -14,7 +14,7 @@ def diamond():
     e = ab + c; e.label = "e"
     f = a - c; f.label = "f"
     L = e * f; L.label = "L"
-    return dict(a=a, b=b, c=c, ab=ab, e=e, f=f, L=L)
+    return {"a": a, "b": b, "c": c, "ab": ab, "e": e, "f": f, "L": L}
 
 
 def walk(g, names, **options):

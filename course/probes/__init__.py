@@ -10,7 +10,6 @@ import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Optional
 
 from course.evidence import plain
 
@@ -41,7 +40,7 @@ class Probe:
                 results.append({"not_plain": "None"} if value is None else {"value": plain(value)})
             except TypeError as error:
                 results.append({"not_plain": str(error)[:80]})
-            except Exception as error:  # the student's code may raise anything
+            except Exception as error:  # noqa: BLE001 - the student's code may raise anything
                 results.append({"error": f"{type(error).__name__}: {error}"[:300]})
             if sorted(getattr(watch, "used", ())):
                 results[-1]["used"] = sorted(watch.used)[:10]

@@ -14,7 +14,8 @@ it knows no answer: the grader rebuilds each expression and decides.
 """
 import cmath
 
-from course.mutants import _failing, caught, decidable
+from course.bughunt import VISIBLE, answer, engine, leaky_gate
+from course.mutants import MUTANTS, _failing, caught, decidable
 from course.probes import Probe
 from course.strict import mypy_strict
 from minigrad import Value
@@ -196,9 +197,45 @@ def complex_call(objects, case):
     return objects[0](FUNCTIONS[name], x)
 
 
+# ---- the bug hunt: the student's hunt(Value) on engines drawn at grading time ----
+
+
+def hunt_cases(rng):
+    """Seven engines: minigrad's own, relu leaking `slope` of the gradient at negative inputs (a
+    slope drawn here, so in no table), and one mutant of course/mutants.py of each kind a hunt
+    must handle, never one of the visible test's: `=` for `+=`, a missing `* out.grad`, a right
+    operand's rule, an operation the visible test never breaks, and one more of any kind."""
+    pool = [m for m in decidable() if m not in VISIBLE]
+    kinds = [lambda m: m.kind == "= for +=", lambda m: m.kind == "missing * out.grad",
+             lambda m: m.old.startswith("other.") and m.kind != "wrong input",
+             lambda m: m.method in ("__add__", "__sub__", "__pow__", "log"), lambda m: True]
+    drawn = [["none", 0], ["leaky", round(rng.uniform(0.05, 0.5), 3)]]
+    for kind in kinds:
+        mutant = rng.choice([m for m in pool if kind(m)])
+        pool.remove(mutant)
+        drawn.append(["mutant", MUTANTS.index(mutant)])
+    rng.shuffle(drawn)
+    return drawn
+
+
+def hunt_mutant(case):
+    """The mutant a hunt case builds its engine from (None: minigrad's own engine)."""
+    what, value = case
+    if what == "mutant":
+        return MUTANTS[value]
+    return leaky_gate(value) if what == "leaky" else None
+
+
+def hunt_call(objects, case):
+    """What the student's hunt answered for the case's engine (course.bughunt.answer)."""
+    return answer(objects[0], engine(hunt_mutant(case)))
+
+
 PROBES = {
     "lab03-bonus-complex": Probe("lab03-bonus-complex", complex_cases, call=complex_call),
     "lab03-gradcheck": Probe("lab03-gradcheck", cases, call=call),
     "lab03-annotations": Probe("lab03-annotations", lambda rng: [["signature"]], call=annotations),
     "lab03-battery": Probe("lab03-battery", lambda rng: [["battery"]], call=battery_call),
+    "lab03-hunt": Probe("lab03-hunt", hunt_cases, call=hunt_call),
+    "lab03-hunt-input": Probe("lab03-hunt-input", hunt_cases, call=hunt_call),
 }

@@ -10,7 +10,6 @@ import base64
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 
@@ -67,7 +66,7 @@ class Check:
         """Compare untrusted `results` with the reference, case by case. Never raises."""
         try:
             return self._judge(seed, results, lang, stated or {})
-        except Exception as error:  # evidence the grader cannot read is a failure, not a crash
+        except Exception as error:  # noqa: BLE001 - evidence the grader cannot read is a failure, not a crash
             return Verdict(False, say("bad_evidence", lang, detail=type(error).__name__))
 
     def _judge(self, seed, results, lang, stated):

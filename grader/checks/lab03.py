@@ -12,9 +12,10 @@ accepted.
 import math
 import re
 
+from course.bughunt import culprit, mistake
 from course.i18n import say
 from course.mutants import decidable
-from course.probes.lab03 import PROBES, expression
+from course.probes.lab03 import PROBES, expression, hunt_mutant
 from grader.checks import Check
 from grader.gradcheck import gradients
 from minigrad import Value
@@ -103,6 +104,13 @@ def compare_battery(got, want, case, lang, stated):
     return None
 
 
+def compare_hunt(need_input):
+    """The hunt's answer against the culprit of the engine the grader knows it was given."""
+    def compare(got, want, case, lang, stated):
+        return mistake(got, want, lang, need_input)
+    return compare
+
+
 # the bonus: exact derivatives of the probe's FUNCTIONS
 DERIVATIVES = {
     "sin": math.cos,
@@ -125,6 +133,14 @@ CHECKS = {
     "lab03-battery": Check(PROBES["lab03-battery"], reference=lambda case: None,
                            describe=lambda case, lang: say("lab03_battery", lang), compare=compare_battery,
                            localized=True),
+    # the hunt: 2 points for the broken operation of every engine (and None for minigrad's own),
+    # 1 more for the input whose gradient is wrong as well
+    "lab03-hunt": Check(PROBES["lab03-hunt"], reference=lambda case: culprit(hunt_mutant(case)),
+                        describe=lambda case, lang: say("lab03_hunt_case", lang),
+                        compare=compare_hunt(need_input=False), localized=True),
+    "lab03-hunt-input": Check(PROBES["lab03-hunt-input"], reference=lambda case: culprit(hunt_mutant(case)),
+                              describe=lambda case, lang: say("lab03_hunt_case", lang),
+                              compare=compare_hunt(need_input=True), localized=True),
     "lab03-annotations": Check(PROBES["lab03-annotations"], reference=lambda case: None,
                                describe=lambda case: "gradcheck", compare=compare_annotations),
 }

@@ -24,7 +24,7 @@ def walk_reference(a, b, c, accumulate):
     """The original notes' walk L, f, e, ab: with `=`, each grad keeps its last contribution."""
     if accumulate:
         return gradients_reference(a, b, c)
-    _, e, f, _ = forward_reference(a, b, c)
+    _, _, f, _ = forward_reference(a, b, c)
     return b * f, a * f, f  # a: from ab (step 4), c: from e (step 3)
 
 

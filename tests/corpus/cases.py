@@ -6,6 +6,8 @@ submission would like to reach. `score` is the total it must get;
 `reasons` maps grade_id -> text that its reason must contain.
 """
 import copy
+import io
+import zipfile
 
 import nbformat
 
@@ -343,25 +345,61 @@ def dies_again_and_again(course, paths):
 
 
 PRIVATE_FILL = '''
-# fill the kernel's private folder (where its connection file is, named in sys.argv) with
-# up to 3 GiB, 32 MiB at a time, and /dev/shm likewise
-import os, sys
-for name, folder in [("private", os.path.dirname(sys.argv[sys.argv.index("-f") + 1])), ("shm", "/dev/shm")]:
-    written = 0
+# write up to 1 GiB, 32 MiB at a time, into the kernel's private folder (its connection
+# file is named in sys.argv) and into every mount this kernel sees (/proc/self/mountinfo),
+# holding it a moment (for the grader's host to notice: the files' names carry this run's
+# token), then giving it back so that the next place starts afresh
+import os, sys, time
+private = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+mounts = sorted({{line.split()[4] for line in open("/proc/self/mountinfo")}} - {{private}})
+for name, folder in [("private", private)] + [("MOUNT " + m, m) for m in mounts]:
+    written, why = 0, "accepted"
     try:
-        for i in range(96):
-            with open(os.path.join(folder, f"fill-{{i}}"), "wb") as stream:
+        for i in range(32):
+            with open(os.path.join(folder, f"fill-{token}-{{i}}"), "wb") as stream:
                 stream.write(b"x" * (32 << 20))
             written += 32
-        print(name, "accepted", written, "MiB")
     except OSError as error:
-        print(name, "refused after", written, "MiB:", error.strerror)
-    for i in range(96):  # what was written is given back, so the next attempt starts afresh
+        why = error.strerror
+    if written:
+        time.sleep(0.5)
+    print(name, "accepted" if why == "accepted" else "refused after", written, "MiB:", why)
+    for i in range(32):
         try:
-            os.remove(os.path.join(folder, f"fill-{{i}}"))
+            os.remove(os.path.join(folder, f"fill-{token}-{{i}}"))
         except OSError:
             pass
+print("planted launcher:", "RAN" if os.path.exists("/tmp/planted-launcher-ran") else "never ran")
 '''
+
+# planted beside the notebook as `ipykernel_launcher.py`: were the working directory on the
+# kernel's sys.path at start, Python would run it in place of ipykernel's, before the private
+# folder is removed; it writes 32 MiB there, then starts the real kernel
+PLANTED_LAUNCHER = '''
+import os, runpy, sys
+open("/tmp/planted-launcher-ran", "w").close()
+private = os.path.dirname(sys.argv[sys.argv.index("-f") + 1])
+try:
+    with open(os.path.join(private, "fill-{token}-planted"), "wb") as stream:
+        stream.write(b"x" * (32 << 20))
+except OSError:
+    pass
+sys.path = [entry for entry in sys.path if entry not in ("", os.getcwd())]
+runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+'''
+
+
+def private_fill(course, paths):
+    """Solved work whose extra cell fills every place it can write, with a launcher planted
+    beside it (planted by `plant`)."""
+    return with_cell(PRIVATE_FILL)(course, paths)
+
+
+def plant_launcher(folder, paths):
+    (folder / "ipykernel_launcher.py").write_text(PLANTED_LAUNCHER.format(**paths))
+
+
+private_fill.plant = plant_launcher
 
 LINKS_BESIDE = {"source.ipynb": "source", "gradebook.db": "gradebook", "classmate.ipynb": "classmate",
                 "shadow": "/etc/shadow", "zeros": "/dev/zero"}
@@ -449,6 +487,15 @@ def markdown_links(course, paths):
     return nb
 
 
+def zipped_notebook():
+    """What an LMS export's student zip becomes (grader/intake.py): the archive's bytes,
+    as the student's notebook. Its member is never opened."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("theory03-en.ipynb", "{}")
+    return buffer.getvalue()
+
+
 CASES = {
     # name: (make, expected total, {grade_id: text in its reason})
     "honest": (answers({}), 12, {"theory03-walk": "all 10 checks passed"}),
@@ -494,5 +541,6 @@ CASES = {
     "deep_message": (with_cell(DEEP_MESSAGE), 12, {}),
     "bad_signature": (with_cell(BAD_SIGNATURE), 12, {}),
     "markdown_links": (markdown_links, 12, {}),
-    "private_fill": (with_cell(PRIVATE_FILL), 12, {}),
+    "private_fill": (private_fill, 12, {}),
+    "archive_notebook": (zipped_notebook(), 0, {"theory03-forward": "you handed in a zip archive"}),
 }
