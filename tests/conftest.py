@@ -170,10 +170,10 @@ class Course:
                 done = first.nbgrader("generate_assignment", pattern, "--force")
                 assert done.returncode == 0, done.stderr[-3000:]
             GENERATED[key] = first.root
-        for assignment in assignments:
-            shutil.rmtree(self.root / "release" / assignment)
-            shutil.copytree(GENERATED[key] / "release" / assignment, self.root / "release" / assignment)
-            self.grader.own(self.root / "release" / assignment)
+        for name in assignments:
+            shutil.rmtree(self.root / "release" / name)
+            shutil.copytree(GENERATED[key] / "release" / name, self.root / "release" / name)
+            self.grader.own(self.root / "release" / name)
         shutil.copy(GENERATED[key] / "gradebook.db", self.root / "gradebook.db")
         self.grader.own(self.root / "gradebook.db")
 
