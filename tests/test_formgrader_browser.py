@@ -24,7 +24,6 @@ import pytest
 from conftest import Course, course_folder
 from nbgrader.api import Gradebook, Student
 from servers import free_port
-
 from sqlalchemy import event
 
 from grader.student_fields import CHECKS, unsafe_email, unsafe_name

@@ -98,11 +98,11 @@ def corpus_course(grader, listener, names):
     """A course copy with the corpus's cases `names` submitted, one student each."""
     def submissions(course):
         (course.root / "canary.txt").write_text("instructor's file")
-        paths = dict(source=course.root / "source" / ASSIGNMENT / "theory03.ipynb",
-                     gradebook=course.root / "gradebook.db", canary=course.root / "canary.txt",
-                     source_dir=course.root / "source", port=listener.port, root=course.root,
-                     classmate=course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb",
-                     token=TOKEN)
+        paths = {"source": course.root / "source" / ASSIGNMENT / "theory03.ipynb",
+                     "gradebook": course.root / "gradebook.db", "canary": course.root / "canary.txt",
+                     "source_dir": course.root / "source", "port": listener.port, "root": course.root,
+                     "classmate": course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb",
+                     "token": TOKEN}
         return {name: case(CASES[name][0], course, paths) for name in names}
     return submitted_course(grader, ASSIGNMENT, submissions)
 
@@ -149,7 +149,7 @@ def test_every_case_was_graded_two_at_a_time(graded):
 
 @pytest.mark.parametrize("name", CASES)
 def test_case_gets_its_score_and_a_reason(graded, name):
-    course, result, _, _, (ids, rows), _, _, _ = graded
+    _, result, _, _, (ids, rows), _, _, _ = graded
     _, score, reasons = CASES[name]
     row = next(r for r in rows if r["student"] == name)
     assert row["score"] == score, (row, result.stderr[-2000:])
