@@ -12,13 +12,17 @@ from the gradebook.
 `guard_formgrader()` is called by grader/nbgrader_setup.py's `configure`, which
 formgrader runs when it loads the course's nbgrader_config.py, before it builds its
 pages: the page environment then escapes every value, and the grading page gets its
-names escaped (`EscapeNames`). Formgrader's scripts (static/js) build their tables
+names escaped (`EscapeNames`) and renders the notebook through autograde's own `MakeInert`
+again (the student's Markdown and outputs: no link, no image, no script), whatever wrote
+the notebook in autograded/. Formgrader's scripts (static/js) build their tables
 with jQuery's `.text()`; tests/test_formgrader_browser.py opens every page in Chromium.
 """
 import html
 import sys
 
 from nbconvert.preprocessors import Preprocessor
+
+from grader.inert import MakeInert
 
 FORMGRADER = "nbgrader.server_extensions.formgrader.formgrader"
 # what the grading page (nbgrader's `formgrade` template) writes into HTML from its resources
@@ -49,6 +53,7 @@ def guard_formgrader():
         stock(self, webapp)
         settings = webapp.settings
         settings["nbgrader_jinja2_env"] = settings["nbgrader_jinja2_env"].overlay(autoescape=True)
+        settings["nbgrader_exporter"].register_preprocessor(MakeInert(), enabled=True)
         settings["nbgrader_exporter"].register_preprocessor(EscapeNames(), enabled=True)
 
     init_tornado_settings.escapes = True

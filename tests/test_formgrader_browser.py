@@ -20,6 +20,7 @@ import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 
+import nbformat
 import pytest
 from conftest import Course, course_folder
 from nbgrader.api import Gradebook, Student
@@ -46,6 +47,14 @@ MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
 LINKLIKE = "javascript:alert('linklike')"
 # addresses whose own path is markup: the pages echo the path
 REFLECTED = "<img src=x onerror=alert('address')>"
+# a student's Markdown and a cell's outputs, as a notebook in autograded/ could hold them
+MARKDOWN = ("![](http://attacker.invalid/markdown.png) [a link](javascript:alert('markdown-link')) "
+            "[data](data:text/html,<script>alert('data')</script>) http://attacker.invalid/bare "
+            "<img src=x onerror=alert('markdown-html')> $\\href{javascript:alert('latex')}{tex}$")
+OUTPUTS = {"text/html": "<img src=http://attacker.invalid/output.png onerror=alert('output-html')>"
+                        "<a href=\"javascript:alert('output-link')\">click</a>",
+           "text/markdown": "[out](javascript:alert('output-markdown')) ![](http://attacker.invalid/out.png)",
+           "text/plain": "shown"}
 
 
 def roster_refused(course):
@@ -75,6 +84,17 @@ def unguarded():
             event.listen(attribute, "set", check, retval=True)
 
 
+def hostile_notebook(solved):
+    """The solved notebook with a student's Markdown cell and a cell whose outputs carry links,
+    images and script (written straight into autograded/, not made inert by autograde)."""
+    nb = nbformat.read(solved, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell(MARKDOWN))
+    shown = nbformat.v4.new_code_cell("show()")
+    shown.outputs = [nbformat.v4.new_output("display_data", data=OUTPUTS)]
+    nb.cells.append(shown)
+    return nb
+
+
 def hostile_gradebook(course):
     """Students with hostile fields (straight into the gradebook, as nbgrader's API
     writes it), each with a graded submission of ASSIGNMENT and a hostile comment."""
@@ -96,7 +116,7 @@ def hostile_gradebook(course):
             gb.db.commit()
             folder = course.root / "autograded" / student / ASSIGNMENT
             folder.mkdir(parents=True)
-            shutil.copy(solved, folder / f"{NOTEBOOK}.ipynb")
+            nbformat.write(hostile_notebook(solved), folder / f"{NOTEBOOK}.ipynb")
         ids = {student: gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, student).id for student in students}
     course.grader.own(course.root)
     return ids
@@ -227,6 +247,15 @@ def test_formgrader_pages_show_hostile_names_as_text(formgrader):
             if path.startswith("/formgrader/submissions/"):  # nbgrader's grading page, not an error
                 grading[path] = (page.locator("input.score").count(), page.locator("textarea.comment")
                                  .evaluate_all("els => els.map(e => e.value)"))
+                links = "#notebook-container a, .cell a, .output a"
+                for index in range(page.locator(links).count()):  # the notebook's own links, each clicked
+                    if page.locator(links).count() <= index:  # a click changed the page: load it again
+                        visit(path)
+                    page.locator(links).nth(index).evaluate("e => e.click()", timeout=5000)
+                    clicked.append(f"{path} notebook link {index}")
+                    page.wait_for_timeout(100)
+                    if not page.url.startswith(base + path):
+                        visit(path)
             # click each link made from a name or an id (and each student's edit button), once,
             # on the page as loaded: the ones made of anything else are the same on every page
             for index, key in page.locator("a").evaluate_all(MADE_OF_NAMES):
@@ -277,4 +306,5 @@ def test_formgrader_pages_show_hostile_names_as_text(formgrader):
     for field in ("id", "first_name", "last_name", "email"):  # shown as the text they are
         assert HOSTILE[field] in text, field
     assert LINKLIKE in text
+    assert "attacker.invalid/bare" in text  # the notebook is there, as text
     assert not any(entity in text for entity in ("&lt;", "&#39;", "&#34;", "&amp;")), "escaped twice"
