@@ -12,7 +12,7 @@ MESSAGES = {
     },
     "lab03_case_stale": {
         "en": ", every .grad at {stale} beforehand",
-        "es": ", con todos los .grad a {stale} de antes",
+        "es": ", con todos los .grad puestos a {stale} de antemano",
     },
     "lab03_case_unused": {
         "en": ", the last input unused",
@@ -73,8 +73,8 @@ MESSAGES = {
     "lab03_hunt_shape": {
         "en": "hunt returned {got}; return (operation, input), the operation one of"
               " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' and the input 0 or 1, or None",
-        "es": "hunt devolvió {got}; devuelve (operación, entrada), con la operación una de"
-              " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' y la entrada 0 o 1, o None",
+        "es": "hunt devolvió {got}; devuelve (operación, entrada), donde la operación es una de"
+              " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' y la entrada es 0 o 1, o bien None",
     },
     "lab03_hunt_false_alarm": {
         "en": "hunt returned {got} on an engine whose backward pass is right: a false alarm (does your"
@@ -104,7 +104,7 @@ MESSAGES = {
               " always left or always right",
         "es": "hunt señaló bien {op!r}, pero la entrada {got}: el gradiente que está mal es el de la"
               " entrada {want} (0 el operando izquierdo, 1 el derecho); da a cada entrada de tu expresión"
-              " un solo papel, siempre izquierdo o siempre derecho",
+              " un solo papel: siempre operando izquierdo o siempre operando derecho",
     },
     "lab03_hunt_right": {
         "en": "right: {got} names the wrong backward rule of this engine",

@@ -305,7 +305,7 @@ def test_battery_check_needs_every_blind_spot_covered_and_explained():
     assert "own engine" in verdict(always_raises, more).summary
 
 
-@pytest.mark.parametrize("lang, says", [("en", "bonus not attempted"), ("es", "extra sin intentar")])
+@pytest.mark.parametrize("lang, says", [("en", "bonus not attempted"), ("es", "ejercicio extra sin intentar")])
 def test_a_blank_bonus_passes_its_visible_test_quietly(lang, says, capsys):
     """The release's stub for complex_step left as it is: its test cell and the plot after it run
     without raising and say, in one line, that the bonus was not attempted."""
