@@ -13,7 +13,8 @@ no network, and no view of the grader's references, source/, the gradebook,
 other submissions or the instructor's home. Its environment is an allowlist.
 
 Limits: memory (a per-kernel cgroup, counting heap, tmpfs and memfd, where one
-can be made; an address-space rlimit in any case), processes (the cgroup's own
+can be made; an address-space rlimit in any case, and without a cgroup memfd and
+System V shared memory are refused: grader/seccomp.py), processes (the cgroup's own
 count; else an rlimit), CPU time and file size (rlimits). Run as root, the
 kernel drops to the unprivileged user `nobody`; run as an ordinary user,
 bubblewrap puts it in a user namespace of its own.
@@ -32,6 +33,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
 from course.student import SEED_VARIABLE
+from grader import seccomp
 from grader.cgroups import PREFIX, KernelGroup, maker_is_gone
 
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
@@ -227,6 +229,13 @@ class SandboxedKernelManager(AsyncKernelManager):
             limits.append(f"--nproc={self.process_limit}")  # counted per user: see defences()
         sandbox = [self.bwrap] + bwrap_arguments(self._private, submission, root, self.tmp_size,
                                                  self.workdir_size)
+        if self._group is None and seccomp.covers():
+            # no cgroup counts a memfd's or System V shared memory's pages: refuse those
+            # calls (bwrap reads the filter from descriptor 3, which the shell opens)
+            rules = self._private / "seccomp.bpf"
+            rules.write_bytes(seccomp.program())
+            sandbox = ["/bin/sh", "-c", 'exec "$@" 3< "$0"', str(rules), self.bwrap, "--seccomp", "3",
+                       *sandbox[1:]]
         # inside: copy the submission into the tmpfs working directory, then the kernel
         copy = 'cp -R "$0"/. . 2>/dev/null; '
         if root:
@@ -307,7 +316,8 @@ def describe_defences(sandbox, group, why_no_group, uid=65534):
     if group is not None:
         words.append(f"cgroup v{group.version} for memory and processes")
     else:
-        words.append(f"rlimits only ({why_no_group}): memory as address space, "
+        words.append(f"rlimits only ({why_no_group}): memory as address space"
+                     f"{', memfd and System V shared memory refused' if seccomp.covers() else ''}, "
                      "processes counted per user")
     return ", ".join(words)
 

@@ -51,3 +51,32 @@ def test_grading_as_root_drops_the_kernel_to_nobody():
     assert "kernel uid 65534" in "".join(o.get("text", "") for o in graded.cells[4].outputs)
     assert "as nobody" in graded.metadata["course"]["grading"]["defences"]
     assert all(verdict_text(c).startswith("✔") for c in graded_cells(graded).values())
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
+    """Without a cgroup nothing counts a memfd's pages (3 GiB were held that way as an
+    ordinary user): the sandbox's seccomp filter refuses the call, and the submission
+    still gets its score. Stock autograde, by the tests' grading user."""
+    import shutil
+
+    from corpus.cases import CASES
+    from hostile import printed
+
+    from grader import seccomp
+    if not seccomp.covers():
+        pytest.skip("the seccomp filter does not know this architecture")
+    course = Course(course_folder(), grader, generated=(ASSIGNMENT,))
+    try:
+        course.submit("memfd_hold", ASSIGNMENT, CASES["memfd_hold"][0](course, {}))
+        result = course.nbgrader("autograde", ASSIGNMENT, "--SandboxedKernelManager.use_cgroup=False",
+                                 check=False)
+        assert result.returncode == 0, result.stderr[-2000:]
+        text = printed(course, ASSIGNMENT, "memfd_hold")
+        defences = course.autograded(ASSIGNMENT, "memfd_hold").metadata["course"]["grading"]["defences"]
+        print("defences:", defences, "| the case printed:", text.strip()[-200:])
+        assert "memfd held" not in text and "Operation not permitted" in text, text[-1000:]
+        assert "memfd and System V shared memory refused" in defences
+        assert course.score(ASSIGNMENT, "memfd_hold") == 12
+    finally:
+        shutil.rmtree(course.root, ignore_errors=True)
