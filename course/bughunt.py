@@ -6,9 +6,9 @@
 
 `suspect_engine()` draws one decidable mutant of course/mutants.py each time it is
 called. Every engine here, the right one included, is built the same way
-(`engine`): a class named `Value` in a module named `minigrad.engine`, compiled from
-a file named `<minigrad>`, with no attribute that holds the mutant. So its name, its
-repr and its module tell nothing; only computing gradients does. (Its bytecode can
+(`engine`, course/mutants.py's `engine_class`): a class named `Value` in a module
+named `minigrad.engine`, compiled from a file named `<minigrad>`, with no attribute
+that holds the mutant. So its name, its repr and its module tell nothing; only computing gradients does. (Its bytecode can
 still be compared with minigrad's: docs/en/lab03.md says why that is tolerated.)
 
 An answer names the operation (one of OPERATIONS) and the input whose gradient is
@@ -20,7 +20,7 @@ import random
 import weakref
 
 from course.i18n import say
-from course.mutants import ENGINE, MUTANTS, Mutant, decidable, mutated_source
+from course.mutants import MUTANTS, Mutant, decidable, engine_class
 
 # minigrad's primitive operations as the student names them (the others are built from these:
 # a / b is a * b ** -1, -a is a * -1)
@@ -29,12 +29,8 @@ OPERATIONS = {"__add__": "+", "__mul__": "*", "__sub__": "-", "__pow__": "**",
 _RELU = next(m.old for m in MUTANTS if m.method == "relu")
 
 
-def engine(mutant=None):
-    """A `Value` class: minigrad's engine, or `mutant`'s, anonymous either way."""
-    source = ENGINE.read_text() if mutant is None else mutated_source(mutant)
-    namespace = {"__name__": "minigrad.engine"}
-    exec(compile(source, "<minigrad>", "exec"), namespace)  # noqa: S102 (the course's own engine)
-    return namespace["Value"]
+# every engine, the right one included, is built the same way: anonymous (course/mutants.py)
+engine = engine_class
 
 
 def leaky_gate(slope):

@@ -2,7 +2,7 @@
 
 Each mutant changes one line of one `_backward` (a sign, a dropped factor, swapped
 operands, `=` for `+=`, an off-by-one power, a missing `* out.grad`, the gradient sent
-to the wrong input). `engine_class(mutant)` builds that engine's `Value` in memory,
+to the wrong input). `engine_class(mutant)` builds that engine's `Value` in memory, anonymously,
 minigrad itself untouched. Two mutants no gradcheck can decide, and say why in
 `undecidable`: they compute the same derivative as the engine wherever it exists.
 Lab 03's students run their own battery against them (`battery_report`); the
@@ -12,7 +12,6 @@ reference battery is measured the same way:
 """
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import minigrad.engine
@@ -122,12 +121,14 @@ def mutated_source(mutant: Mutant) -> str:
     return source[:start] + method.replace(mutant.old, mutant.new) + source[end:]
 
 
-def engine_class(mutant: Mutant) -> Any:
-    """The mutant engine's `Value` class, built in memory."""
-    module = ModuleType(f"minigrad_mutant_{MUTANTS.index(mutant)}")
-    module.__dict__["__name__"] = module.__name__
-    exec(compile(mutated_source(mutant), f"<{mutant.name}>", "exec"), module.__dict__)  # noqa: S102
-    return module.__dict__["Value"]
+def engine_class(mutant: Mutant | None = None) -> Any:
+    """A `Value` class built in memory: minigrad's engine, or `mutant`'s. Anonymous either
+    way (a class `Value` of a module `minigrad.engine`, compiled from the file `<minigrad>`):
+    nothing on it names the mutant, so only computing gradients tells them apart."""
+    source = ENGINE.read_text() if mutant is None else mutated_source(mutant)
+    namespace: dict[str, Any] = {"__name__": "minigrad.engine"}
+    exec(compile(source, "<minigrad>", "exec"), namespace)  # noqa: S102 (the course's own engine)
+    return namespace["Value"]
 
 
 def decidable() -> list[Mutant]:
