@@ -44,7 +44,7 @@ def set_up(instructor, home, exchange):
     shutil.copytree(ROOT / "source", folder / "source")
     (folder / "nbgrader_config.py").write_text(
         '"""The class\'s course folder (made by `python -m classroom start`)."""\n'
-        "from grader.nbgrader_setup import configure\n\n"
+        "from grader.plugins.wiring import configure\n\n"
         "c = get_config()  # noqa: F821 (nbgrader provides get_config)\n"
         "configure(c)\n"
         f"c.Exchange.root = {str(exchange)!r}\n", encoding="utf-8")

@@ -11,7 +11,7 @@ the higher score), read from the gradebook the course's configuration names:
 
 - score: nbgrader's, manual grades and extra credit included;
 - late penalty: what the configured late-submission plugin
-  (`AssignLatePenalties.plugin_class`, grader/late.py) takes from that score,
+  (`AssignLatePenalties.plugin_class`, grader/plugins/late.py) takes from that score,
   for the seconds the submission was late (due date and extensions in the
   gradebook, the submission's timestamp);
 - the maximum: the assignment's (auto + manual points). Extra credit can make
@@ -39,8 +39,8 @@ from pathlib import Path
 from nbgrader.api import MissingEntry
 
 from grader.config import gradebook, load_config
-from grader.inert import for_spreadsheet, for_terminal
-from grader.late import penalty
+from grader.plugins.inert import for_spreadsheet, for_terminal
+from grader.plugins.late import penalty
 
 LANGUAGES = ("en", "es")
 
