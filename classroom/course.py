@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from course.names import unit_and_language
+
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_FOLDER = "autograd-by-hand"
 
@@ -25,7 +27,7 @@ def course_id(language):
 def assignments(units=None):
     """The release's assignments (theory03-es, ...), optionally only those of `units`."""
     found = sorted(p.name for p in (ROOT / "source").glob("*-*") if p.is_dir())
-    return [a for a in found if units is None or a.rsplit("-", 1)[0] in units]
+    return [a for a in found if units is None or (unit_and_language(a) or ("",))[0] in units]
 
 
 def make_exchange(exchange):

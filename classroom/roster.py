@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from course.names import LANGUAGES
 from grader.plugins.student_fields import unsafe_name
 
-LANGUAGES = ("en", "es")
 ROLES = ("student", "instructor")
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 SAFE_PREFIX = re.compile(r"[a-z][a-z0-9]{0,11}")

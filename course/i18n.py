@@ -1,6 +1,5 @@
 """Every sentence the course machinery shows a person, in English and Spanish."""
 
-LANGUAGES = ("en", "es")
 
 MESSAGES = {
     # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import nbformat
 
+from course.names import LANGUAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = "theory03"
 
@@ -106,13 +108,13 @@ def main(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="English only, two submissions")
     parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--lang", choices=("en", "es"), default=None,
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="the language of the HTML reports (default: each assignment's)")
     parser.add_argument("--no-progress", action="store_true")
     arguments = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="course-demo-"))
     names = QUICK if arguments.quick else tuple(COHORT)
-    languages = ("en",) if arguments.quick else ("en", "es")
+    languages = ("en",) if arguments.quick else LANGUAGES
     print(f"demo course in {folder}: theory03 in {', '.join(languages)}, "
           f"students {', '.join(names)}")
     assignments = make_course(folder, languages, names)

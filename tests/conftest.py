@@ -18,10 +18,11 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from authoring.build import ROOT, assignment, nbgrader, units
-from course.i18n import LANGUAGES
+from authoring.build import ROOT, nbgrader
+from course import names
+from course.names import LANGUAGES, assignment
 
-UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in units()}
+UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in names.UNITS}
 
 
 GRADER_USER = "course-grader"

@@ -56,6 +56,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course.names import LANGUAGES
 from grader.config import load_config
 from grader.plugins.inert import for_terminal
 from grader.plugins.intake import unsafe_id
@@ -554,7 +555,7 @@ def main(argv):
                         help="submissions graded at once (default: the machine's cores)")
     parser.add_argument("--force", action="store_true",
                         help="grade again submissions already graded (nbgrader's --force)")
-    parser.add_argument("--lang", choices=("en", "es"), default=None,
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="the HTML report's language (default: the assignment's)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--db-patience", type=float, default=DB_PATIENCE, metavar="SECONDS",

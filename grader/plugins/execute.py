@@ -30,6 +30,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, Unicode
 
 from course.i18n import say
+from course.names import known_language
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
 from grader.checks.verdicts import decide, error_output, is_graded_test
@@ -321,8 +322,7 @@ def refused_files(configurable, resources):
 
 
 def notebook_language(nb):
-    lang = nb.metadata.get("course", {}).get("lang", "en")
-    return lang if lang in ("en", "es") else "en"
+    return known_language(nb.metadata.get("course", {}).get("lang"))
 
 
 def _coursedir(configurable):

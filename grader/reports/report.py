@@ -27,6 +27,7 @@ import nbformat
 from nbgrader.api import MissingEntry
 
 from course.i18n import say
+from course.names import LANGUAGES
 from grader.config import gradebook
 from grader.plugins.inert import for_spreadsheet, for_terminal
 from grader.reports.logs import LOGS, log_name
@@ -229,7 +230,7 @@ def write_html(root, assignment, lang=None, options=()):
     is escaped."""
     ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment)
-    if lang not in ("en", "es"):
+    if lang not in LANGUAGES:
         release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
         lang = nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
     e = html.escape
