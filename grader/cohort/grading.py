@@ -61,6 +61,7 @@ from grader.config import load_config
 from grader.plugins.inert import for_terminal
 from grader.plugins.intake import unsafe_id
 from grader.reports.logs import LOGS, log_name
+from grader.reports.report import write_report
 
 DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
 # a submission whose process met a database fault (SQLite locked, PostgreSQL down or
@@ -390,22 +391,6 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     elif report:
         write_report(root, assignment, lang, options)
     return sorted(outcomes, key=lambda o: o.student)
-
-
-def write_report(root, assignment, lang, options):
-    """The cohort report; a database that fails while it is read is said plainly
-    (grading is over: what was graded stays graded; `python -m grader report` again)."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
-
-    from grader.reports.report import write, write_html
-    try:
-        write(root, assignment, options)  # options: a db_url given on the command line
-        write_html(root, assignment, lang, options)
-    except (OperationalError, DBAPIError) as error:
-        first = str(error.orig if getattr(error, "orig", None) else error).splitlines()[0]
-        print(for_terminal(f"\nno report: the gradebook's database could not be read ({first}); "
-                           f"when it is back, `python -m grader report {assignment}` writes it"),
-              file=sys.stderr)
 
 
 UNREACHABLE = "the gradebook's database could not be reached"
