@@ -1,4 +1,12 @@
-"""How the course wires itself into stock nbgrader (called from nbgrader_config.py)."""
+"""How the course wires itself into stock nbgrader (called from nbgrader_config.py).
+
+Loading the configuration changes nothing else in the process that loads it (the report,
+the export and the cohort command read it for its settings): the guards that change
+nbgrader's own classes and the terminal's log are put in place only where an nbgrader
+application starts, an nbgrader command or formgrader.
+"""
+import sys
+
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -23,7 +31,7 @@ from nbgrader.preprocessors import (
 from grader.plugins.bonus import SaveBonus
 from grader.plugins.execute import GradingExecute
 from grader.plugins.feedback import configure_feedback
-from grader.plugins.formgrader import guard_formgrader
+from grader.plugins.formgrader import FORMGRADER, guard_formgrader
 from grader.plugins.inert import MakeInert, TerminalSafe
 from grader.plugins.intake import vet_before_copy
 from grader.plugins.late import PercentPerDay
@@ -39,11 +47,12 @@ from grader.sandbox.preflight import before_grading
 
 
 def configure(c):
-    _clean_terminal()
-    # ids, names and emails with markup never enter the gradebook, and formgrader
-    # escapes what it shows all the same (a gradebook filled by other means, an address)
-    guard_gradebook()
-    guard_formgrader()
+    if nbgrader_is_starting():
+        _clean_terminal()
+        # ids, names and emails with markup never enter the gradebook, and formgrader
+        # escapes what it shows all the same (a gradebook filled by other means, an address)
+        guard_gradebook()
+        guard_formgrader()
     c.CourseDirectory.course_id = "autograd-by-hand"
     # what a notebook writes next to itself when run (lab 01's report) is not handed out
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
@@ -95,6 +104,14 @@ def before_each_submission(**hook):
     announce_defences(**hook)
     before_grading(**hook)
     vet_before_copy(**hook)
+
+
+def nbgrader_is_starting():
+    """Is an nbgrader application loading the configuration: an nbgrader command (its
+    application is the process's nbgrader singleton) or formgrader, in a Jupyter server
+    that loaded nbgrader's formgrader extension?"""
+    from nbgrader.apps.baseapp import NbGrader
+    return NbGrader.initialized() or FORMGRADER in sys.modules
 
 
 def _clean_terminal():
