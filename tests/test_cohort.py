@@ -23,9 +23,9 @@ import pytest
 from conftest import Course, course_folder, fill, graded_cells, verdict_text
 from corpus.cases import FORK_BOMB, HARD, cell
 
-from grader.cohort.grading import SLOT_UID_BASE
 from grader.reports.report import shape_of
 from grader.sandbox.kernel import sandbox_available
+from grader.sandbox.uids import UID_BASE as SLOT_UID_BASE
 
 pytestmark = pytest.mark.skipif(not sandbox_available(),
                                 reason="bubblewrap is not installed: grading runs sandboxed")
@@ -551,7 +551,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
 def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
     from grader.cohort import cluster
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
-    assert cluster.worker_uid({}) == cluster.WORKER_UID_BASE + os.getpid()
+    assert cluster.worker_uid({}) == SLOT_UID_BASE + os.getpid()
     assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 1000)
     assert cluster.worker_uid({}) is None

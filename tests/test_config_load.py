@@ -23,7 +23,7 @@ stock = formgrader.FormgradeExtension.init_tornado_settings
 before = state()
 from grader.config import load_config
 config = load_config(sys.argv[1], [])
-assert config.SandboxedKernelManager.memory_limit == 2 * 1024 ** 3, "the settings were read"
+assert config.CourseDirectory.course_id == "autograd-by-hand", "the settings were read"
 assert state() == before and not any(before[1]), state()
 assert formgrader.FormgradeExtension.init_tornado_settings is stock
 print("plain process: settings read, nothing patched")
@@ -35,7 +35,7 @@ import os
 os.chdir(sys.argv[1])
 app = NbGrader.instance()
 app.load_config_file()  # nbgrader's own: its config folders, then the course's nbgrader_config.py
-assert app.config.SandboxedKernelManager.memory_limit == 2 * 1024 ** 3, "the course's settings were read"
+assert app.config.CourseDirectory.course_id == "autograd-by-hand", "the course's settings were read"
 excepthook, checked = state()
 assert all(checked) and getattr(excepthook, "says_refusals", False), state()
 print("nbgrader application: Student guarded, refusals said in one line")

@@ -46,7 +46,6 @@ import ctypes
 import fcntl
 import glob
 import os
-import pwd
 import re
 import shutil
 import signal
@@ -62,6 +61,7 @@ from grader.plugins.inert import for_terminal
 from grader.plugins.intake import unsafe_id
 from grader.reports.logs import LOGS, log_name
 from grader.reports.report import write_report
+from grader.sandbox.uids import UID_BASE, in_use
 
 DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
 # a submission whose process met a database fault (SQLite locked, PostgreSQL down or
@@ -92,9 +92,6 @@ def database_fault(log_text):
 
 
 INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
-# run as root without cgroups: worker slot k's kernels run as SLOT_UID_BASE + k
-# (unused ids: nothing else on the machine counts against their process limit)
-SLOT_UID_BASE = 1_900_000_000
 
 
 @dataclass
@@ -136,23 +133,15 @@ def plan(root, workers, options):
     if group is not None:
         return Plan(workers, note="each kernel in a cgroup of its own")
     if os.geteuid() == 0:
-        uids = [SLOT_UID_BASE + slot for slot in range(workers)]
-        if any(_uid_in_use(uid) for uid in uids):
+        uids = [UID_BASE + slot for slot in range(workers)]  # see grader/sandbox/uids.py
+        if any(in_use(uid) for uid in uids):
             raise SystemExit(f"user ids {uids[0]}..{uids[-1]} are in use on this machine; "
-                             "grader.cohort.grading.SLOT_UID_BASE must name unused ones")
+                             "grader.sandbox.uids.UID_BASE must name unused ones")
         return Plan(workers, [[f"--SandboxedKernelManager.uid={uid}"] for uid in uids],
                     note=f"no cgroup ({why}): each worker's kernels run as a user of their own")
     return Plan(1, note=f"no cgroup ({why}) and not root: concurrent kernels would share one "
                         "process limit (counted per user), so submissions are graded one at a "
                         "time. Delegate a cgroup to this user (docs/en/threat-model.md) to grade in parallel.")
-
-
-def _uid_in_use(uid):
-    try:
-        pwd.getpwuid(uid)
-        return True
-    except KeyError:
-        return False
 
 
 def command(root, assignment, student, options):
