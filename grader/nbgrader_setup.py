@@ -65,8 +65,11 @@ def configure(c):
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     configure_feedback(c)  # its headings and links in the student's language
     c.Autograde.pre_convert_hook = before_each_submission
-    # `nbgrader collect` takes in only regular files, for safe student ids (grader/intake.py)
-    c.ExchangeFactory.collect = "grader.intake.SafeCollect"
+    # `nbgrader collect` takes in only regular files, for safe student ids (grader/intake.py),
+    # and refuses a submission not made by the student it names or dated in the future;
+    # `release_assignment` leaves inbound/ sticky (grader/exchange.py)
+    c.ExchangeFactory.collect = "grader.exchange.CheckedCollect"
+    c.ExchangeFactory.release_assignment = "grader.exchange.StickyRelease"
     # `nbgrader zip_collect ASSIGNMENT`: the same for an LMS export, whose file names
     # (Moodle's and Canvas's, grader/lms_collect.py) are read back
     c.ZipCollectApp.extractor_plugin = "grader.intake.SafeExtractor"
