@@ -209,6 +209,8 @@ def report(students, wall):
     print(line("memory per student, RSS", rss, "MB"))
     print(line("memory per student, PSS", pss, "MB"))
     print(f"cells run: {len(cells)} ({errors} raised in the kernel: the notebook's unanswered exercises)")
+    answers = [s.figures["validate_answer"] for s in students if "validate_answer" in s.figures]
+    print(f"validate answered: {answers.count('True')} of {len(students)} (an answer, whatever it says)")
     print(f"failures: {len(failures)}")
     for failure in failures:
         print("  " + failure)
