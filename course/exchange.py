@@ -4,7 +4,7 @@ instructor who is not root can delete it later); this keeps it readable by its s
 and by the instructor's group (inbound/ gives its folders that group), and by nobody else.
 A student's nbgrader configuration names it (`SUBMIT`): turned off, only that student's
 own submission is exposed, and collection still refuses whatever a classmate plants in
-their name (grader/exchange.py)."""
+their name (grader/plugins/exchange.py)."""
 import os
 
 from nbgrader.exchange.default.submit import ExchangeSubmit

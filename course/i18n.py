@@ -1,6 +1,5 @@
 """Every sentence the course machinery shows a person, in English and Spanish."""
 
-LANGUAGES = ("en", "es")
 
 MESSAGES = {
     # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----
@@ -584,7 +583,7 @@ MESSAGES = {
         "en": "most common failure reasons (how many; one example)",
         "es": "motivos de fallo más frecuentes (cuántos; un ejemplo)",
     },
-    # ---- what of a submission was not taken in (grader/intake.py) ----
+    # ---- what of a submission was not taken in (grader/plugins/intake.py) ----
     "unreadable_message": {
         "en": "your code made the kernel send a message the grader cannot read ({error}); this "
               "cell was stopped and the rest of the notebook was run in a new kernel",
@@ -602,7 +601,7 @@ MESSAGES = {
         "en": "a hard link (a file with another name elsewhere; not opened)",
         "es": "un enlace duro (un archivo con otro nombre en otro sitio; no se abre)",
     },
-    # --- inbound folders `nbgrader collect` refuses (grader/exchange.py) ---
+    # --- inbound folders `nbgrader collect` refuses (grader/plugins/exchange.py) ---
     "collect_refused_link": {
         "en": "a symbolic link posing as {student}'s submission (made by {owner}; not followed)",
         "es": "un enlace simbólico que se hace pasar por la entrega de {student} (creado por {owner}; "
@@ -635,7 +634,7 @@ MESSAGES = {
         "en": "over the size cap of a submission ({mib} MiB in all)",
         "es": "supera el tamaño máximo de una entrega ({mib} MiB en total)",
     },
-    # --- an archive handed in instead of the notebook (grader/nbgrader_ext.py, issue 18) ---
+    # --- an archive handed in instead of the notebook (grader/plugins/preprocessors.py, issue 18) ---
     "archive_not_opened": {
         "en": "you handed in a {kind} archive, and the grader does not open archives: "
               "hand in the notebook itself, {notebook}",

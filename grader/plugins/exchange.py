@@ -8,7 +8,7 @@ refusal is named in `nbgrader collect`'s output and kept beside the course's rep
 
 `inbound/` is made sticky at release (nobody renames or removes another's folder); each
 student's submission folder is made private by the student's side (course/exchange.py).
-Wired in through nbgrader's exchange plugins (grader/nbgrader_setup.py).
+Wired in through nbgrader's exchange plugins (grader/plugins/wiring.py).
 """
 import csv
 import os
@@ -20,8 +20,8 @@ from pathlib import Path
 from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
 
 from course.i18n import say
-from grader.inert import for_spreadsheet
-from grader.intake import SafeCollect
+from grader.plugins.inert import for_spreadsheet
+from grader.plugins.intake import SafeCollect
 
 CLOCK_SLACK = timedelta(minutes=1)  # clocks of the machines sharing an exchange may differ
 REFUSALS_COLUMNS = ["folder", "student", "owner", "reason"]
