@@ -120,9 +120,11 @@ def refusals(root, assignment):
 
 
 def remember_refusals(root, assignment, found):
-    """Add `found` to the assignment's refusals (each folder once)."""
+    """Add `found` to the assignment's refusals (each folder once; nothing a spreadsheet
+    would take for a formula: folder names are the students')."""
     known = refusals(root, assignment)
     folders = {row["folder"] for row in known}
+    found = [{key: for_spreadsheet(value) for key, value in row.items()} for row in found]
     new = [row for row in found if row["folder"] not in folders]
     if not new:
         return
@@ -131,4 +133,4 @@ def remember_refusals(root, assignment, found):
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=REFUSALS_COLUMNS)
         writer.writeheader()
-        writer.writerows(known + [{k: for_spreadsheet(v) for k, v in row.items()} for row in new])
+        writer.writerows(known + new)
