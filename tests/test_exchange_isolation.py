@@ -163,8 +163,11 @@ def test_a_student_cannot_replace_read_or_remove_a_classmates_submission(term):
     graded = run_as(teacher, folder, sys.executable, "-m", "grader", "grade", ASSIGNMENT)
     print(graded.stdout[-1500:], graded.stderr[-1500:])
     report = (folder / "reports" / f"{ASSIGNMENT}.html").read_text()
+    printed = run_as(teacher, folder, sys.executable, "-m", "grader", "report", ASSIGNMENT).stdout
+    print("python -m grader report:\n" + "\n".join(line for line in printed.splitlines() if "REFUSED" in line))
     for name in (FORGED.format(carol=carol), future.name, link.name):
         expect(name in report, ("the report does not name", name))
+        expect(f"REFUSED at collection: {name!r}" in printed, ("`grader report` does not name", name))
     print("the report names each refused folder:", not [p for p in problems if "report" in p[0]])
     with open(folder / "reports" / f"{ASSIGNMENT}.csv", encoding="utf-8") as stream:
         rows = {row["student"]: row for row in csv.DictReader(stream)}

@@ -94,8 +94,8 @@ class CheckedCollect(SafeCollect):
     def init_src(self):
         super().init_src()
         self.refused = []
-        for path in Path(self.inbound_path).glob(
-                f"{self.coursedir.student_id or '*'}+{self.coursedir.assignment_id}+*"):
+        for path in sorted(Path(self.inbound_path).glob(
+                f"{self.coursedir.student_id or '*'}+{self.coursedir.assignment_id}+*")):
             record = self._path_to_record(str(path))
             if record["refused"]:
                 row = {"folder": path.name, "student": record["username"],
