@@ -157,7 +157,8 @@ def guides(root, lang):
 
 # the guides in the order of the roles: students, instructors, authors; others after them
 GUIDE_ORDER = ["docs/index", "docs/student", "docs/instructor", "docs/classroom", "docs/grading",
-               "docs/scaling", "docs/threat-model", "docs/authoring", "hidden-tests", "glossary"]
+               "docs/scaling", "docs/operations", "docs/threat-model", "docs/authoring", "hidden-tests",
+               "glossary"]
 
 
 def guide_order(page):

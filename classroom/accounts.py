@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from course.exchange import SUBMIT
+
 LOCALES = {"en": "en", "es": "es_ES"}
 # nbgrader's lab plugins and server extensions only an instructor has; students keep the
 # menu, the Assignments panel (assignment-list) and the Validate button
@@ -90,6 +92,7 @@ def write_settings(person, home, exchange, course_id, course_dir=None):
     nbgrader = [f"c.Exchange.root = {str(exchange)!r}"]
     if person.role == "student":
         nbgrader.append(f"c.CourseDirectory.course_id = {course_id!r}")
+        nbgrader.append(f"c.ExchangeFactory.submit = {SUBMIT!r}  # submissions private (course/exchange.py)")
         files[".jupyter/labconfig/page_config.json"] = json.dumps(
             {"disabledExtensions": {name: True for name in INSTRUCTOR_PLUGINS}}, indent=1)
         files[".jupyter/jupyter_server_config.json"] = json.dumps(

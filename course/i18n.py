@@ -597,6 +597,35 @@ MESSAGES = {
               "normales de tu propia carpeta):**\n{files}",
     },
     "refused_link": {"en": "a symbolic link (not followed)", "es": "un enlace simbólico (no se sigue)"},
+    "refused_hard_link": {
+        "en": "a hard link (a file with another name elsewhere; not opened)",
+        "es": "un enlace duro (un archivo con otro nombre en otro sitio; no se abre)",
+    },
+    # --- inbound folders `nbgrader collect` refuses (grader/plugins/exchange.py) ---
+    "collect_refused_link": {
+        "en": "a symbolic link posing as {student}'s submission (made by {owner}; not followed)",
+        "es": "un enlace simbólico que se hace pasar por la entrega de {student} (creado por {owner}; "
+              "no se sigue)",
+    },
+    "collect_refused_not_folder": {
+        "en": "not a folder (made by {owner})", "es": "no es una carpeta (creada por {owner})"},
+    "collect_refused_owner": {
+        "en": "named as {student}'s submission but made by {owner}: not collected",
+        "es": "se presenta como entrega de {student} pero la creó {owner}: no se recoge",
+    },
+    "collect_refused_future": {
+        "en": "dated in the future (it would displace every later submission of {student}): not collected",
+        "es": "fechada en el futuro (desplazaría todas las entregas posteriores de {student}): no se recoge",
+    },
+    "cohort_refused": {"en": "Refused at collection", "es": "Rechazadas al recoger"},
+    "cohort_refused_hint": {
+        "en": "Folders in the exchange's inbound that `nbgrader collect` did not take in; each "
+              "student's own latest submission was collected instead.",
+        "es": "Carpetas del buzón de entrada del intercambio que `nbgrader collect` no recogió; de "
+              "cada estudiante se recogió su última entrega propia.",
+    },
+    "cohort_refused_folder": {"en": "Folder", "es": "Carpeta"},
+    "cohort_refused_reason": {"en": "Reason", "es": "Motivo"},
     "refused_fifo": {"en": "a FIFO (named pipe)", "es": "una FIFO (tubería con nombre)"},
     "refused_socket": {"en": "a socket", "es": "un socket"},
     "refused_device": {"en": "a device", "es": "un dispositivo"},

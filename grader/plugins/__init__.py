@@ -4,7 +4,8 @@
 `execute` (runs a submission in the sandbox and decides its graded cells), `inert` (what
 student code produced is shown as text), `bonus` (extra credit), `preprocessors` (small
 preprocessors: archives handed in, the grading seed...), `late` (late penalties), `intake`
-and `archives` (what of a submission is taken in), `lms_collect` (submissions from an LMS
+and `archives` (what of a submission is taken in), `exchange` (who may put what in the
+shared exchange's inbound/, and what collection refuses), `lms_collect` (submissions from an LMS
 export), `student_fields` (what the gradebook may hold about a student), `formgrader`
 (formgrader shows names as text), `feedback` (feedback's chrome in the student's language,
 with `templates/`).

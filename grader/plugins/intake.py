@@ -2,7 +2,8 @@
 
 A submission is the student's: only its regular files, inside its own folder, are
 ever read or copied with the grader's (or instructor's) rights. Symbolic links
-(whatever they point at), FIFOs, sockets and devices are refused with a reason and
+(whatever they point at), hard links (a regular file with another name, perhaps a course
+file: the grader may run as root), FIFOs, sockets and devices are refused with a reason and
 the rest is graded; files are counted by their size (a sparse file by the size it
 claims) against a cap per submission, checked before a byte is copied. Student ids
 (folder names) that a page or a terminal would take for markup or a new line are
@@ -77,6 +78,8 @@ def vet(folder, limit=MAX_SUBMISSION_BYTES):
                     pending.append(Path(entry.path))
                 elif not stat.S_ISREG(mode):
                     refused.append((relative, kind(mode)))
+                elif entry.stat(follow_symlinks=False).st_nlink > 1:
+                    refused.append((relative, "refused_hard_link"))
                 elif total + entry.stat(follow_symlinks=False).st_size > limit:
                     refused.append((relative, "refused_too_big"))
                 else:
@@ -108,10 +111,11 @@ def open_regular(path, limit=MAX_SUBMISSION_BYTES):
             raise Refused(name, "refused_link", limit) from None
         raise
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+    why = kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else \
+        "refused_hard_link" if info.st_nlink > 1 else "refused_too_big" if info.st_size > limit else None
+    if why:
         os.close(fd)
-        raise Refused(name, kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else "refused_too_big",
-                      limit)
+        raise Refused(name, why, limit)
     return os.fdopen(fd, "rb")
 
 

@@ -74,8 +74,11 @@ def configure(c):
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     configure_feedback(c)  # its headings and links in the student's language
     c.Autograde.pre_convert_hook = before_each_submission
-    # `nbgrader collect` takes in only regular files, for safe student ids (grader/plugins/intake.py)
-    c.ExchangeFactory.collect = "grader.plugins.intake.SafeCollect"
+    # `nbgrader collect` takes in only regular files, for safe student ids (grader/plugins/intake.py),
+    # and refuses a submission not made by the student it names or dated in the future;
+    # `release_assignment` leaves inbound/ sticky (grader/plugins/exchange.py)
+    c.ExchangeFactory.collect = "grader.plugins.exchange.CheckedCollect"
+    c.ExchangeFactory.release_assignment = "grader.plugins.exchange.StickyRelease"
     # `nbgrader zip_collect ASSIGNMENT`: the same for an LMS export, whose file names
     # (Moodle's and Canvas's, grader/plugins/lms_collect.py) are read back
     c.ZipCollectApp.extractor_plugin = "grader.plugins.intake.SafeExtractor"

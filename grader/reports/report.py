@@ -30,6 +30,7 @@ from nbgrader.api import MissingEntry
 from course.i18n import say
 from course.names import LANGUAGES
 from grader.config import gradebook
+from grader.plugins.exchange import explain, refusals
 from grader.plugins.inert import for_spreadsheet, for_terminal
 from grader.reports.logs import LOGS, log_name
 
@@ -102,6 +103,8 @@ def write(root, assignment, options=()):
         writer = csv.DictWriter(stream, fieldnames=columns, quoting=csv.QUOTE_NONNUMERIC)
         writer.writeheader()
         writer.writerows({k: for_spreadsheet(v) for k, v in row.items()} for row in rows)
+    for row in refusals(root, assignment):
+        print(for_terminal(f"REFUSED at collection: {row['folder']!r}: {explain(row)}"))
     for row in rows:
         failed = [f"{g}: {row[g + ' reason']}" for g in ids if not row[g + " reason"].startswith("✔")]
         print(for_terminal(f"{row['student']:<20} {row['score']:>5g}/{row['max_score']:<5g} "
@@ -279,7 +282,16 @@ def write_html(root, assignment, lang=None, options=()):
         extra = f"+{row['extra_credit']:g}" if row["extra_credit"] else ""
         parts.append(f"<tr><td>{e(row['student'])}</td><td>{score}</td><td>{extra}</td>"
                      f"<td>{e(row['note'])}</td></tr>")
-    parts.append(f"</table><p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p></body></html>")
+    parts.append("</table>")
+    refused = refusals(root, assignment)
+    if refused:
+        parts.append(f"<h2>{e(say('cohort_refused', lang))}</h2><p>{e(say('cohort_refused_hint', lang))}</p>"
+                     f"<table><tr><th>{e(say('cohort_refused_folder', lang))}</th>"
+                     f"<th>{e(say('cohort_refused_reason', lang))}</th></tr>")
+        parts += [f"<tr><td><code>{e(row['folder'])}</code></td><td>{e(explain(row, lang))}</td></tr>"
+                  for row in refused]
+        parts.append("</table>")
+    parts.append(f"<p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p></body></html>")
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.html"
