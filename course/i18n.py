@@ -7,7 +7,7 @@ MESSAGES = {
     "lab03_case": {
         "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
               " eps={eps}, atol={atol}, rtol={rtol}{extra}",
-        "es": "gradcheck con una expresión sorteada al corregir, entradas ({point}),"
+        "es": "gradcheck con una expresión elegida al azar al corregir, entradas ({point}),"
               " eps={eps}, atol={atol}, rtol={rtol}{extra}",
     },
     "lab03_case_stale": {
@@ -27,7 +27,7 @@ MESSAGES = {
     },
     "lab03_tight": {
         "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
-        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es bastante precisa)",
+        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es lo bastante precisa)",
     },
     "lab03_must_raise": {
         "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
@@ -62,7 +62,7 @@ MESSAGES = {
     # ---- lab 03: the bug hunt (course/bughunt.py; visible test, hidden checks) (h20) ----
     "lab03_hunt_case": {
         "en": "hunt(Value) on an engine drawn at grading time",
-        "es": "hunt(Value) con un motor sorteado al corregir",
+        "es": "hunt(Value) con un motor elegido al azar al corregir",
     },
     "lab03_hunt_raised": {
         "en": "hunt raised {error}: {message!r}; catch your gradcheck's AssertionError and return"
@@ -96,7 +96,7 @@ MESSAGES = {
               " operations already cleared",
         "es": "hunt señaló {got!r}, pero la regla de la pasada hacia atrás que está mal es la de {op!r}: una"
               " expresión que falla usa también otras operaciones; prueba cada operación con expresiones"
-              " que solo usen operaciones ya descartadas",
+              " que solo usen operaciones ya comprobadas",
     },
     "lab03_hunt_wrong_input": {
         "en": "hunt named {op!r} rightly, but input {got}: the wrong gradient is input {want}'s"
@@ -112,7 +112,7 @@ MESSAGES = {
     },
     "lab03_hunt_unknown": {
         "en": "this is not an engine suspect_engine() drew: nothing to confirm",
-        "es": "este no es un motor sorteado por suspect_engine(): no hay nada que confirmar",
+        "es": "este no es un motor de los que elige suspect_engine(): no hay nada que confirmar",
     },
     # ---- end of lab 03 ----
     "returned": {
@@ -479,8 +479,8 @@ MESSAGES = {
     "first_hour_stub": {
         "en": "this exercise is not done yet: {function}() still says \"{stub}\". Write it in its cell, "
               "run that cell, then this one",
-        "es": "este ejercicio aún no está hecho: {function}() todavía dice \"{stub}\". Escríbela en su "
-              "celda, ejecuta esa celda y después esta",
+        "es": "este ejercicio aún no está hecho: {function}() todavía dice \"{stub}\". Escribe la función "
+              "en su celda, ejecuta esa celda y después esta",
     },
     "first_hour_stub_cell": {
         "en": "this cell is not done yet: it still says \"{stub}\". Write your code in place of that line",
