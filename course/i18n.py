@@ -641,6 +641,10 @@ MESSAGES = {
                "aparece cuando ejecutas el cuaderno."),
     },
     "site_guides": {"en": "Guides", "es": "Guías"},
+    "site_page_glossary": {
+        "en": "Glossary (English–Spanish)",
+        "es": "Glosario (español–inglés)",
+    },
     "site_guides_note": {
         "en": "For students, instructors and authors: see the [guides](docs/index.md).",
         "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",

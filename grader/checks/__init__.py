@@ -4,7 +4,7 @@ A check holds what student code must never see: the reference implementation.
 It redraws the cases of its kernel-side `Probe` (course/probes/) from the same
 seed, so both sides agree on the inputs, and judges the untrusted evidence the
 probe printed. This package is never mounted in a grading sandbox.
-Unit authors: see docs/hidden-tests.md.
+Unit authors: see docs/en/hidden-tests.md (docs/es/hidden-tests.md in Spanish).
 """
 import base64
 import math
