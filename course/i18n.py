@@ -144,7 +144,7 @@ MESSAGES = {
     },
     "bad_evidence": {
         "en": "this cell's output was tampered with ({detail})",
-        "es": "la salida de esta celda fue manipulada ({detail})",
+        "es": "se ha manipulado la salida de esta celda ({detail})",
     },
     "no_check": {
         "en": "no check is registered for {grade_id}: ask your instructor",
@@ -152,12 +152,13 @@ MESSAGES = {
     },
     "stated_differs": {
         "en": "the test cell of {grade_id} states other values than the grader enforces: ask your instructor",
-        "es": "la celda de test de {grade_id} dice otros valores que los que exige el corrector: avisa a tu profesor",
+        "es": "la celda de test de {grade_id} indica valores distintos de los que exige el corrector: "
+              "avisa a tu profesor",
     },
     "kernel_died": {
         "en": "the kernel died while running this cell (memory limit, os._exit, a crash); "
               "grading went on in a new kernel",
-        "es": "el kernel murió ejecutando esta celda (límite de memoria, os._exit, un fallo); "
+        "es": "el kernel murió mientras ejecutaba esta celda (límite de memoria, os._exit, un fallo); "
               "la corrección siguió en un kernel nuevo",
     },
     "timeout": {
@@ -169,7 +170,7 @@ MESSAGES = {
     "out_of_memory": {
         "en": "the kernel was stopped while running this cell: it went over its memory limit; "
               "grading went on in a new kernel",
-        "es": "el kernel se detuvo ejecutando esta celda: superó su límite de memoria; "
+        "es": "se detuvo el kernel mientras ejecutaba esta celda: superó su límite de memoria; "
               "la corrección siguió en un kernel nuevo",
     },
     "out_of_time": {
@@ -190,11 +191,11 @@ MESSAGES = {
     },
     "missing_cell": {
         "en": "this graded cell is missing from the submission",
-        "es": "esta celda calificada falta en la entrega",
+        "es": "falta esta celda calificada en la entrega",
     },
     "not_graded": {
         "en": "not graded: nbgrader could not process this submission (see its log: {log})",
-        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro: {log})",
+        "es": "sin calificar: nbgrader no pudo procesar esta entrega (consulta su registro: {log})",
     },
     "missing_cells": {
         "en": "**Graded cells missing from this submission (0 points each):** {ids}",
@@ -450,14 +451,14 @@ MESSAGES = {
     "start_exists": {
         "en": "{folder} already exists but holds no {notebook}: it was not touched. Open it with "
               "`python -m course lab en`; to start over, rename that folder first (your files stay in it).",
-        "es": "{folder} ya existe pero no contiene {notebook}: no se ha tocado. Ábrela con "
+        "es": "La carpeta {folder} ya existe pero no contiene {notebook}: no se ha tocado. Ábrela con "
               "`python -m course lab es`; para empezar de cero, renombra antes esa carpeta (tus archivos "
               "siguen en ella).",
     },
     "start_unknown": {
         "en": "there is no assignment {assignment} in release/ (run this in the course folder); "
               "assignments: {known}",
-        "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
+        "es": "no hay ninguna tarea {assignment} en release/ (ejecuta esta orden en la carpeta del curso); "
               "tareas: {known}",
     },
     # ---- student's first hour: errors a student predictably causes (course.student.hint,
@@ -540,14 +541,14 @@ MESSAGES = {
     "submit_failed": {
         "en": "✘ {n} problem(s) above: you can still hand this in, but fix them first if you have time "
               "(then run this command again).",
-        "es": "✘ {n} problema(s) arriba: puedes entregarlo igualmente, pero si te da tiempo corrígelos antes "
-              "(y vuelve a ejecutar esta orden).",
+        "es": "✘ {n} problema(s) (véase arriba): puedes entregarlo igualmente, pero si te da tiempo "
+              "corrígelos antes (y vuelve a ejecutar esta orden).",
     },
     "submit_written": {
         "en": "File to hand in: {file}. Upload it, as it is, to the assignment in your course's LMS "
               "(Moodle, Canvas). Keep its name {name}: it tells the grader which assignment it is.",
         "es": "Archivo para entregar: {file}. Súbelo tal cual a la tarea en la plataforma de tu curso "
-              "(Moodle, Canvas). No le cambies el nombre, {name}: le dice al corrector de qué tarea es.",
+              "(Moodle, Canvas). No le cambies el nombre, {name}: indica al corrector de qué tarea es.",
     },
     "first_hour_count": {
         "en": "{n} values where {m} are expected",
@@ -636,8 +637,8 @@ MESSAGES = {
     "site_units_note": {
         "en": ("The figures are those of the parts that do not depend on your answers; the rest "
                "appears when you run the notebook."),
-        "es": ("Las figuras son las de las partes que no dependen de tus respuestas; el resto "
-               "aparece cuando ejecutas el cuaderno."),
+        "es": ("Solo se muestran las figuras de las partes que no dependen de tus respuestas; "
+               "las demás aparecen cuando ejecutas el cuaderno."),
     },
     "site_guides": {"en": "Guides", "es": "Guías"},
     "site_page_glossary": {
@@ -659,12 +660,12 @@ MESSAGES = {
                "Si tu clase tiene un JupyterHub, abre allí la tarea. En tu propio ordenador, después "
                "de instalar el curso (consulta el README), ejecuta\n\n"
                "```bash\npython -m course start {assignment}\n```\n\n"
-               "Copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
+               "Esta orden copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
     },
 
     # ---- feedback's chrome: nbgrader's feedback template in the student's language (issue 21) ----
     "feedback_score": {"en": "Score", "es": "Puntuación"},
-    "feedback_test_cell": {"en": "Test cell", "es": "Celda de prueba"},
+    "feedback_test_cell": {"en": "Test cell", "es": "Celda de test"},
     "feedback_coding": {"en": "Coding free-response", "es": "Respuesta libre en código"},
     "feedback_written": {"en": "Written response", "es": "Respuesta escrita"},
     "feedback_task": {"en": "Task", "es": "Tarea"},
@@ -689,7 +690,7 @@ MESSAGES = {
               "and working together may be allowed: read the cells before deciding anything.",
         "es": "Son indicios, no veredictos: celdas de respuesta idénticas o casi idénticas entre "
               "estudiantes (sin contar comentarios ni espacios; se omiten las respuestas cortas). "
-              "El trabajo honrado puede coincidir y quizá se permitía trabajar en grupo: lee las "
+              "El trabajo honrado puede coincidir y quizá se permita trabajar en grupo: lee las "
               "celdas antes de decidir nada.",
     },
     "cohort_identical": {"en": "identical", "es": "idénticas"},
