@@ -468,7 +468,7 @@ MESSAGES = {
         "en": "`{name}` is not defined yet: run the cells above this one first "
               "(Run ▸ Run All Above Selected Cell); if an exercise defines it, do that exercise first",
         "es": "`{name}` aún no está definido: ejecuta antes las celdas de arriba "
-              "(Ejecutar ▸ Ejecutar todo por encima de la celda seleccionada); si lo define un ejercicio, "
+              "(Run ▸ Ejecutar todo por encima de la celda seleccionada); si lo define un ejercicio, "
               "haz antes ese ejercicio",
     },
     "first_hour_name_in_function": {
