@@ -81,7 +81,8 @@ def test_the_glossary_table_is_read_and_catches_what_it_names():
     samples = {"al corregir se sortean otras": "sorte", "el backward de la suma": "backward",
                "los núcleos que deja un trabajador muerto": "núcleo",
                "solo una diferencia central es bastante precisa": "bastante precisa",
-               "aproximaciones demasiado groseras": "groseras"}
+               "aproximaciones demasiado groseras": "groseras",
+               "el motor que sorteó": "sorteó", "los ejercicios del lab 03": "lab"}
     for sample, word in samples.items():
         found = violations({"sample": sample}, patterns)
         assert found and word in found[0], (sample, found)
