@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from course.i18n import say
+from course.i18n import MESSAGES, say
 from course.names import LANGUAGES, UNITS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,7 +157,7 @@ def guides(root, lang):
 
 # the guides in the order of the roles: students, instructors, authors; others after them
 GUIDE_ORDER = ["docs/index", "docs/student", "docs/instructor", "docs/classroom", "docs/grading",
-               "docs/scaling", "docs/operations", "docs/threat-model", "docs/authoring", "hidden-tests",
+               "docs/scaling", "docs/operations", "docs/threat-model", "docs/authoring", "docs/hidden-tests",
                "glossary"]
 
 
@@ -263,6 +263,15 @@ def write_theme_words(lang, folder):
         write_mo(mo, catalog)
 
 
+def titled(page, text, lang):
+    """A page written once for both languages (docs/glossary.md) gets its title in `lang`, so
+    that every title of a language's site is in that language."""
+    key = f"site_page_{page}"
+    if key not in MESSAGES or not text.startswith("# "):
+        return text
+    return f"# {say(key, lang)}" + text[text.index("\n"):]
+
+
 def stage(root, lang, folder):
     """Write the Sphinx project of one language into `folder`; return its page names."""
     if folder.exists():
@@ -277,7 +286,7 @@ def stage(root, lang, folder):
     for page, path in guides(root, lang).items():
         target = folder / f"{page}.md"
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, target)
+        target.write_text(titled(page, path.read_text(encoding="utf-8"), lang), encoding="utf-8")
         pages.append(page)
     return pages
 

@@ -6,7 +6,7 @@ MESSAGES = {
     "lab03_case": {
         "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
               " eps={eps}, atol={atol}, rtol={rtol}{extra}",
-        "es": "gradcheck con una expresión sorteada al corregir, entradas ({point}),"
+        "es": "gradcheck con una expresión elegida al azar al corregir, entradas ({point}),"
               " eps={eps}, atol={atol}, rtol={rtol}{extra}",
     },
     "lab03_case_stale": {
@@ -26,7 +26,7 @@ MESSAGES = {
     },
     "lab03_tight": {
         "en": " (with eps = 1e-3 and tight tolerances only a central difference is accurate enough)",
-        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es bastante precisa)",
+        "es": " (con eps = 1e-3 y tolerancias estrechas solo una diferencia central es lo bastante precisa)",
     },
     "lab03_must_raise": {
         "en": "{got}; the backward is wrong at input index {index}, so gradcheck must raise"
@@ -61,7 +61,7 @@ MESSAGES = {
     # ---- lab 03: the bug hunt (course/bughunt.py; visible test, hidden checks) ----
     "lab03_hunt_case": {
         "en": "hunt(Value) on an engine drawn at grading time",
-        "es": "hunt(Value) con un motor sorteado al corregir",
+        "es": "hunt(Value) con un motor elegido al azar al corregir",
     },
     "lab03_hunt_raised": {
         "en": "hunt raised {error}: {message!r}; catch your gradcheck's AssertionError and return"
@@ -95,7 +95,7 @@ MESSAGES = {
               " operations already cleared",
         "es": "hunt señaló {got!r}, pero la regla de la pasada hacia atrás que está mal es la de {op!r}: una"
               " expresión que falla usa también otras operaciones; prueba cada operación con expresiones"
-              " que solo usen operaciones ya descartadas",
+              " que solo usen operaciones ya comprobadas",
     },
     "lab03_hunt_wrong_input": {
         "en": "hunt named {op!r} rightly, but input {got}: the wrong gradient is input {want}'s"
@@ -111,7 +111,7 @@ MESSAGES = {
     },
     "lab03_hunt_unknown": {
         "en": "this is not an engine suspect_engine() drew: nothing to confirm",
-        "es": "este no es un motor sorteado por suspect_engine(): no hay nada que confirmar",
+        "es": "este no es un motor de los que elige suspect_engine(): no hay nada que confirmar",
     },
     # ---- end of lab 03 ----
     "returned": {
@@ -144,7 +144,7 @@ MESSAGES = {
     },
     "bad_evidence": {
         "en": "this cell's output was tampered with ({detail})",
-        "es": "la salida de esta celda fue manipulada ({detail})",
+        "es": "se ha manipulado la salida de esta celda ({detail})",
     },
     "no_check": {
         "en": "no check is registered for {grade_id}: ask your instructor",
@@ -152,12 +152,13 @@ MESSAGES = {
     },
     "stated_differs": {
         "en": "the test cell of {grade_id} states other values than the grader enforces: ask your instructor",
-        "es": "la celda de test de {grade_id} dice otros valores que los que exige el corrector: avisa a tu profesor",
+        "es": "la celda de test de {grade_id} indica valores distintos de los que exige el corrector: "
+              "avisa a tu profesor",
     },
     "kernel_died": {
         "en": "the kernel died while running this cell (memory limit, os._exit, a crash); "
               "grading went on in a new kernel",
-        "es": "el kernel murió ejecutando esta celda (límite de memoria, os._exit, un fallo); "
+        "es": "el kernel murió mientras ejecutaba esta celda (límite de memoria, os._exit, un fallo); "
               "la corrección siguió en un kernel nuevo",
     },
     "timeout": {
@@ -169,7 +170,7 @@ MESSAGES = {
     "out_of_memory": {
         "en": "the kernel was stopped while running this cell: it went over its memory limit; "
               "grading went on in a new kernel",
-        "es": "el kernel se detuvo ejecutando esta celda: superó su límite de memoria; "
+        "es": "se detuvo el kernel mientras ejecutaba esta celda: superó su límite de memoria; "
               "la corrección siguió en un kernel nuevo",
     },
     "out_of_time": {
@@ -190,11 +191,11 @@ MESSAGES = {
     },
     "missing_cell": {
         "en": "this graded cell is missing from the submission",
-        "es": "esta celda calificada falta en la entrega",
+        "es": "falta esta celda calificada en la entrega",
     },
     "not_graded": {
         "en": "not graded: nbgrader could not process this submission (see its log: {log})",
-        "es": "sin calificar: nbgrader no pudo procesar esta entrega (mira su registro: {log})",
+        "es": "sin calificar: nbgrader no pudo procesar esta entrega (consulta su registro: {log})",
     },
     "missing_cells": {
         "en": "**Graded cells missing from this submission (0 points each):** {ids}",
@@ -450,14 +451,14 @@ MESSAGES = {
     "start_exists": {
         "en": "{folder} already exists but holds no {notebook}: it was not touched. Open it with "
               "`python -m course lab en`; to start over, rename that folder first (your files stay in it).",
-        "es": "{folder} ya existe pero no contiene {notebook}: no se ha tocado. Ábrela con "
+        "es": "La carpeta {folder} ya existe pero no contiene {notebook}: no se ha tocado. Ábrela con "
               "`python -m course lab es`; para empezar de cero, renombra antes esa carpeta (tus archivos "
               "siguen en ella).",
     },
     "start_unknown": {
         "en": "there is no assignment {assignment} in release/ (run this in the course folder); "
               "assignments: {known}",
-        "es": "no hay ninguna tarea {assignment} en release/ (ejecútalo en la carpeta del curso); "
+        "es": "no hay ninguna tarea {assignment} en release/ (ejecuta esta orden en la carpeta del curso); "
               "tareas: {known}",
     },
     # ---- student's first hour: errors a student predictably causes (course.student.hint,
@@ -467,7 +468,7 @@ MESSAGES = {
         "en": "`{name}` is not defined yet: run the cells above this one first "
               "(Run ▸ Run All Above Selected Cell); if an exercise defines it, do that exercise first",
         "es": "`{name}` aún no está definido: ejecuta antes las celdas de arriba "
-              "(Ejecutar ▸ Ejecutar todo por encima de la celda seleccionada); si lo define un ejercicio, "
+              "(Run ▸ Ejecutar todo por encima de la celda seleccionada); si lo define un ejercicio, "
               "haz antes ese ejercicio",
     },
     "first_hour_name_in_function": {
@@ -478,8 +479,8 @@ MESSAGES = {
     "first_hour_stub": {
         "en": "this exercise is not done yet: {function}() still says \"{stub}\". Write it in its cell, "
               "run that cell, then this one",
-        "es": "este ejercicio aún no está hecho: {function}() todavía dice \"{stub}\". Escríbela en su "
-              "celda, ejecuta esa celda y después esta",
+        "es": "este ejercicio aún no está hecho: {function}() todavía dice \"{stub}\". Escribe la función "
+              "en su celda, ejecuta esa celda y después esta",
     },
     "first_hour_stub_cell": {
         "en": "this cell is not done yet: it still says \"{stub}\". Write your code in place of that line",
@@ -540,14 +541,14 @@ MESSAGES = {
     "submit_failed": {
         "en": "✘ {n} problem(s) above: you can still hand this in, but fix them first if you have time "
               "(then run this command again).",
-        "es": "✘ {n} problema(s) arriba: puedes entregarlo igualmente, pero si te da tiempo corrígelos antes "
-              "(y vuelve a ejecutar esta orden).",
+        "es": "✘ {n} problema(s) (véase arriba): puedes entregarlo igualmente, pero si te da tiempo "
+              "corrígelos antes (y vuelve a ejecutar esta orden).",
     },
     "submit_written": {
         "en": "File to hand in: {file}. Upload it, as it is, to the assignment in your course's LMS "
               "(Moodle, Canvas). Keep its name {name}: it tells the grader which assignment it is.",
         "es": "Archivo para entregar: {file}. Súbelo tal cual a la tarea en la plataforma de tu curso "
-              "(Moodle, Canvas). No le cambies el nombre, {name}: le dice al corrector de qué tarea es.",
+              "(Moodle, Canvas). No le cambies el nombre, {name}: indica al corrector de qué tarea es.",
     },
     "first_hour_count": {
         "en": "{n} values where {m} are expected",
@@ -665,10 +666,14 @@ MESSAGES = {
     "site_units_note": {
         "en": ("The figures are those of the parts that do not depend on your answers; the rest "
                "appears when you run the notebook."),
-        "es": ("Las figuras son las de las partes que no dependen de tus respuestas; el resto "
-               "aparece cuando ejecutas el cuaderno."),
+        "es": ("Solo se muestran las figuras de las partes que no dependen de tus respuestas; "
+               "las demás aparecen cuando ejecutas el cuaderno."),
     },
     "site_guides": {"en": "Guides", "es": "Guías"},
+    "site_page_glossary": {
+        "en": "Glossary (English–Spanish)",
+        "es": "Glosario (español–inglés)",
+    },
     "site_guides_note": {
         "en": "For students, instructors and authors: see the [guides](docs/index.md).",
         "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",
@@ -684,12 +689,12 @@ MESSAGES = {
                "Si tu clase tiene un JupyterHub, abre allí la tarea. En tu propio ordenador, después "
                "de instalar el curso (consulta el README), ejecuta\n\n"
                "```bash\npython -m course start {assignment}\n```\n\n"
-               "Copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
+               "Esta orden copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
     },
 
     # ---- feedback's chrome: nbgrader's feedback template in the student's language ----
     "feedback_score": {"en": "Score", "es": "Puntuación"},
-    "feedback_test_cell": {"en": "Test cell", "es": "Celda de prueba"},
+    "feedback_test_cell": {"en": "Test cell", "es": "Celda de test"},
     "feedback_coding": {"en": "Coding free-response", "es": "Respuesta libre en código"},
     "feedback_written": {"en": "Written response", "es": "Respuesta escrita"},
     "feedback_task": {"en": "Task", "es": "Tarea"},
@@ -714,7 +719,7 @@ MESSAGES = {
               "and working together may be allowed: read the cells before deciding anything.",
         "es": "Son indicios, no veredictos: celdas de respuesta idénticas o casi idénticas entre "
               "estudiantes (sin contar comentarios ni espacios; se omiten las respuestas cortas). "
-              "El trabajo honrado puede coincidir y quizá se permitía trabajar en grupo: lee las "
+              "El trabajo honrado puede coincidir y quizá se permita trabajar en grupo: lee las "
               "celdas antes de decidir nada.",
     },
     "cohort_identical": {"en": "identical", "es": "idénticas"},

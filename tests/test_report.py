@@ -203,7 +203,7 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
     print(heading)
     if lang == "es":
         assert "(Puntuación: 3.0 / 11.0)" in heading and 'lang="es"' in page
-        assert ">Celda de prueba</a>" in page and "(Arriba)" in page
+        assert ">Celda de test</a>" in page and "(Arriba)" in page
         assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
     else:
         assert "(Score: 3.0 / 11.0)" in heading and ">Test cell</a>" in page

@@ -276,3 +276,27 @@ def test_outputs_that_owe_something_to_a_solution_are_dropped():
         each.id = f"c{number}"
     shown = solution_free_outputs(nb)
     assert sorted(shown) == ["c0", "c7", "c8"]
+
+
+def navigation(site, lang):
+    """[(link, title)] of the site's navigation (the theme's sidebar), in its order."""
+    html = (site / lang / "index.html").read_text(encoding="utf-8")
+    tree = html.split('class="sidebar-tree"', 1)[1]
+    return [(href, normal(re.sub(r"<[^>]+>", "", title))) for href, title in re.findall(
+        r'<li class="toctree-l1[^"]*"><a class="reference internal" href="([^"]+)">(.*?)</a>', tree)]
+
+
+def test_navigation_in_teaching_order_and_in_each_language(site):
+    """Units come in the order they are taught (lab 01 builds on theory 03's diamond), and no
+    title of one language's navigation is the other language's: every page is titled in the
+    language of its site."""
+    teaching_order = ["units/theory03.html", "units/lab01.html", "units/lab03.html"]
+    titles = {}
+    for lang in LANGUAGES:
+        nav = navigation(site, lang)
+        print(lang, nav)
+        assert [href for href, _ in nav if href.startswith("units/")] == teaching_order
+        titles[lang] = dict(nav)
+    assert titles["en"].keys() == titles["es"].keys()
+    same = [(href, title) for href, title in titles["es"].items() if title == titles["en"][href]]
+    assert not same, f"titled alike in both languages: {same}"

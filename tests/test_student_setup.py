@@ -123,7 +123,7 @@ def test_visible_failures_are_one_short_line_in_the_students_language():
     stub, = errors(cells["theory03-forward"])
     assert stub.traceback == [f"NotImplementedError: {stub.evalue}"]
     assert stub.evalue == ('este ejercicio aún no está hecho: forward() todavía dice "escribe aquí tu código". '
-                           'Escríbela en su celda, ejecuta esa celda y después esta')
+                           'Escribe la función en su celda, ejecuta esa celda y después esta')
     none, = errors(cells["theory03-gradients"])
     assert none.traceback == [f"AssertionError: {none.evalue}"]
     assert "devolvió None (¿falta un return?)" in none.evalue

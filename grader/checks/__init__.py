@@ -6,7 +6,7 @@ seed, so both sides agree on the inputs, and judges the untrusted evidence the
 probe printed. This package is never mounted in a grading sandbox.
 Beside the checks: `verdicts` (a graded cell decided from its evidence); lab 03's
 reference gradcheck is grader/gradcheck.py, typed on its own.
-Unit authors: see docs/hidden-tests.md.
+Unit authors: see docs/en/hidden-tests.md (docs/es/hidden-tests.md in Spanish).
 """
 import base64
 import math

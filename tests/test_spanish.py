@@ -1,0 +1,111 @@
+"""The course's Spanish follows its glossary: no word of the glossary's "Words we do not use" table
+appears in any Spanish text a student, an instructor or an author reads (the units' masters, the
+messages, docs/es/, README.es.md), and Spanish prose writes decimals with a comma."""
+import re
+from pathlib import Path
+
+import pytest
+
+from authoring.masters import for_language, read_master
+from course.i18n import MESSAGES
+
+ROOT = Path(__file__).resolve().parents[1]
+GLOSSARY = ROOT / "docs" / "glossary.md"
+
+
+def forbidden_patterns():
+    """[(compiled pattern, what to write instead)] from the glossary's table of words we do not use."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    table = text.split("## Words we do not use", 1)[1]
+    rows = []
+    for line in table.splitlines():
+        match = re.match(r"\| `(.+?)` \| (.+?) \|", line.replace(r"\|", "\x00"))
+        if match:
+            pattern = match.group(1).replace("\x00", "|")
+            rows.append((re.compile(pattern, re.IGNORECASE), match.group(2).replace("\x00", "|")))
+    return rows
+
+
+def spanish_texts():
+    """{where: text} for every Spanish text of the course."""
+    texts = {}
+    for master in sorted((ROOT / "notebooks").glob("*.md")):
+        nb = for_language(read_master(master), "es", master.stem)
+        for number, cell in enumerate(nb.cells):
+            texts[f"notebooks/{master.name} (es), cell {number} ({cell.cell_type})"] = cell.source
+    for key, message in MESSAGES.items():
+        texts[f"course/i18n.py, {key}"] = message["es"]
+    for path in [ROOT / "README.es.md", *sorted((ROOT / "docs" / "es").glob("*.md"))]:
+        texts[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
+    return texts
+
+
+def prose(markdown):
+    """Markdown without what is not prose: code blocks, code spans, math, link targets, HTML."""
+    markdown = re.sub(r"^(```|~~~).*?^\1", " ", markdown, flags=re.S | re.M)
+    markdown = re.sub(r"^( {4}|\t).*$", " ", markdown, flags=re.M)
+    markdown = re.sub(r"`[^`]*`", " ", markdown)
+    markdown = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", markdown, flags=re.S)
+    markdown = re.sub(r"\]\([^)]*\)|<[^>]*>|https?://\S+", " ", markdown)
+    return markdown
+
+
+# a number written with a point: 1.5, 0.25, 3.000 (Spanish prose writes 1,5 and 3000 or 3 000);
+# versions (2.13.0, Python 3.11, LTI 1.3) are names, not numbers
+DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )\d+\.\d+(?![\w.])")
+
+
+def violations(texts, patterns):
+    found = []
+    for where, text in texts.items():
+        for pattern, instead in patterns:
+            for match in pattern.finditer(text):
+                found.append(f"{where}: «{match.group(0)}» (write: {instead})")
+    return found
+
+
+def decimal_points(texts):
+    found = []
+    for where, text in texts.items():
+        if "(code)" in where:
+            continue
+        for match in DECIMAL_POINT.finditer(prose(text)):
+            found.append(f"{where}: {match.group(0)} (Spanish prose writes a decimal comma, and groups "
+                         "thousands with a space or not at all)")
+    return found
+
+
+def test_the_glossary_table_is_read_and_catches_what_it_names():
+    patterns = forbidden_patterns()
+    assert len(patterns) >= 15, patterns
+    samples = {"al corregir se sortean otras": "sorte", "el backward de la suma": "backward",
+               "los núcleos que deja un trabajador muerto": "núcleo",
+               "solo una diferencia central es bastante precisa": "bastante precisa",
+               "aproximaciones demasiado groseras": "groseras",
+               "el motor que sorteó": "sorteó", "los ejercicios del lab 03": "lab"}
+    for sample, word in samples.items():
+        found = violations({"sample": sample}, patterns)
+        assert found and word in found[0], (sample, found)
+    allowed = ["un servidor de 32 núcleos", "2 núcleos de CPU", "lo bastante precisa", "un kernel",
+               "la pasada hacia atrás", "el método `backward()`"]
+    for sample in allowed:
+        assert not violations({"sample": sample}, patterns), sample
+
+
+def test_no_spanish_text_uses_a_word_the_glossary_rules_out():
+    found = violations(spanish_texts(), forbidden_patterns())
+    print(f"{len(spanish_texts())} Spanish texts read, {len(found)} words the glossary rules out")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("sample, bad", [("un error de 1.5 veces", True), ("un error de 1,5 veces", False),
+                                         ("la versión 2.13.0", False), ("3.000 estudiantes", True),
+                                         ("Python 3.11", False), ("3000 estudiantes", False), ("`x = 0.5`", False),
+                                         ("$\\varepsilon = 10^{-3.5}$", False)])
+def test_the_decimal_rule_tells_a_point_from_a_comma(sample, bad):
+    assert bool(decimal_points({"sample (markdown)": sample})) is bad
+
+
+def test_spanish_prose_writes_decimals_with_a_comma():
+    found = decimal_points(spanish_texts())
+    assert not found, "\n".join(found)
