@@ -20,7 +20,7 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
 ASSIGNMENT = "lab01-en"
-AUTO = {"lab01-formulas": 3, "lab01-walk": 2, "lab01-fp32": 2, "lab01-fp16": 2}
+AUTO = {"lab01-paths": 2, "lab01-formulas": 2, "lab01-walk": 2, "lab01-fp32": 1, "lab01-fp16": 2}
 BONUS = ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function")
 COPIED = ("def linear_grads(x, W, b, target):\n    y = x @ W.T + b\n    g = 2 * (y - target)\n"
           "    return g @ W, g.T @ x, g.sum(0)\n")
@@ -78,7 +78,7 @@ def test_the_report_adds_up(reported):
     page = write_html(reported.root, ASSIGNMENT, "en").read_text()
     print(page.split("<img")[0], page.split("<h2>", 3)[-1])
     # one maximum, auto + manual (9 + 2); extra credit apart, and past the maximum
-    assert "5 of 6 submissions graded; mean score 10.6 of 11." in page  # (14+10+6+12+11)/5
+    assert "5 of 6 submissions graded; mean score 10.8 of 11." in page  # (14+10+7+12+11)/5
     assert "2 students earned some" in page
     assert "<td>ana</td><td>14/11</td><td>+3</td>" in page
     assert "<td>fay</td><td>–</td><td></td><td>not graded" in page
