@@ -6,7 +6,7 @@ and three bonus cells worth 0 points and 1 of extra credit each.
 The cohort (one course copy for the module):
 - ana: full marks and every bonus: 14 of 11;
 - bea: full marks, no bonus;
-- carl: fails linear_grads with a reason quoting his message (escaped newlines);
+- carl: fails linear_grads (and so the fp32 experiment) with a reason quoting his message (escaped newlines);
 - dan and eva: the same linear_grads, differently spaced and commented;
 - fay: submitted, never graded (no autograded notebook).
 """
@@ -35,7 +35,7 @@ def student_rows():
     return {
         "ana": ({}, full, dict.fromkeys(BONUS, 1.0), 2.0),
         "bea": ({}, full, {}, 1.0),
-        "carl": ({}, {**full, "lab01-formulas": 0}, {}, 0.0),
+        "carl": ({}, {**full, "lab01-formulas": 0, "lab01-fp32": 0}, {}, 0.0),  # 6 of 9
         "dan": ({"lab01-formulas-answer": COPIED}, full, {"lab01-bonus-softmax": 1.0}, 2.0),
         "eva": ({"lab01-formulas-answer": COPIED_AGAIN}, full, {}, 2.0),
     }
@@ -78,7 +78,7 @@ def test_the_report_adds_up(reported):
     page = write_html(reported.root, ASSIGNMENT, "en").read_text()
     print(page.split("<img")[0], page.split("<h2>", 3)[-1])
     # one maximum, auto + manual (9 + 2); extra credit apart, and past the maximum
-    assert "5 of 6 submissions graded; mean score 10.8 of 11." in page  # (14+10+7+12+11)/5
+    assert "5 of 6 submissions graded; mean score 10.6 of 11." in page  # (14+10+6+12+11)/5
     assert "2 students earned some" in page
     assert "<td>ana</td><td>14/11</td><td>+3</td>" in page
     assert "<td>fay</td><td>–</td><td></td><td>not graded" in page

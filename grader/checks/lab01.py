@@ -14,7 +14,13 @@ import numpy as np
 import torch
 
 from course.i18n import say
-from course.lab01 import count_problem, gradient_problem, paths_problem, raised_problem, walk_message
+from course.lab01 import (
+    count_problem,
+    gradient_problem,
+    paths_problem,
+    raised_problem,
+    walk_message,
+)
 from course.probes.lab01 import (
     PROBES,
     RUNS,
