@@ -408,6 +408,34 @@ MESSAGES = {
         "es": "las entradas de cada nodo se toman de la última a la primera (¿una pila?): sigue "
               "next_functions en su orden",
     },
+    "lab01_paths_dx_transposed": {
+        "en": "dx multiplies by Wᵀ (dx[i, k] += delta[i, j] * W[k, j]?): x[i, k] reaches y[i, j] "
+              "through W[j, k], so its path contributes delta[i, j] * W[j, k]",
+        "es": "dx multiplica por Wᵀ (¿dx[i, k] += delta[i, j] * W[k, j]?): x[i, k] llega a y[i, j] "
+              "a través de W[j, k], así que su camino aporta delta[i, j] * W[j, k]",
+    },
+    "lab01_paths_one_example": {
+        "en": "{name} counts one example of the batch only (`=` where `+=` belongs?): every example i "
+              "uses the same weights, so each y[i, j] is a path: add them all",
+        "es": "{name} cuenta solo un ejemplo del lote (¿`=` donde va `+=`?): todos los ejemplos i "
+              "usan los mismos pesos, así que cada y[i, j] es un camino: súmalos todos",
+    },
+    "lab01_paths_one_output": {
+        "en": "dx counts one output only (`=` where `+=` belongs?): x[i, k] reaches L through "
+              "every y[i, j]: add one contribution per j",
+        "es": "dx cuenta una sola salida (¿`=` donde va `+=`?): x[i, k] llega a L a través de "
+              "todas las y[i, j]: suma una contribución por cada j",
+    },
+    "lab01_paths_db_not_summed": {
+        "en": "db has shape {got}, expected {want}: b[j] reaches L through y[i, j] for every example i, "
+              "so db sums over the batch",
+        "es": "db tiene forma {got}, se esperaba {want}: b[j] llega a L a través de y[i, j] para cada "
+              "ejemplo i, así que db suma sobre el lote",
+    },
+    "lab01_passed_paths": {
+        "en": "✔ {exercise}: dx, dW and db by paths match autograd on {n} examples",
+        "es": "✔ {exercise}: dx, dW y db por caminos coinciden con autograd en {n} ejemplos",
+    },
     "lab01_passed_grads": {
         "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd (largest error {error:.1e})",
         "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd (mayor error {error:.1e})",

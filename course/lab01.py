@@ -111,6 +111,42 @@ def gradient_problem(got, want, tol, lang, names=NAMES, dtype=None):
     return None
 
 
+def paths_mistakes(delta, x, W):
+    """The wrong sums over paths the lab predicts, from the inputs (numpy arrays): a
+    message key -> (dx, dW, db) as that mistake gives them, None where it says nothing."""
+    n = delta.shape[0]
+    wrong = {"lab01_paths_one_output": (delta[:, -1:] * W[-1], None, None)}
+    if W.shape[0] == W.shape[1]:
+        wrong["lab01_paths_dx_transposed"] = (delta @ W.T, None, None)
+    for i in (0, n - 1):  # `=` in the loop over the batch keeps the first or the last example
+        wrong[f"lab01_paths_one_example/{i}"] = (None, np.outer(delta[i], x[i]), delta[i])
+    return wrong
+
+
+def paths_problem(got, want, delta, x, W, lang, tol=1e-10):
+    """Why `got` (numpy arrays) are not the sums over paths `want`, naming the
+    predicted mistake, or None. `delta`, `x`, `W`: the inputs (numpy arrays)."""
+    problem = count_problem(got, NAMES, lang)
+    if problem:
+        return problem
+    if not all(isinstance(g, np.ndarray) for g in got):
+        return say("lab01_arrays", lang, n=3, names=", ".join(NAMES))
+    db, want_db = got[2], want[2]
+    if np.ndim(db) == 2 and tuple(np.shape(db)) == (delta.shape[0], *np.shape(want_db)):
+        return say("lab01_paths_db_not_summed", lang, got=tuple(np.shape(db)), want=tuple(np.shape(want_db)))
+    problem = gradient_problem(got, want, float("inf"), lang)  # shapes and finiteness first
+    if problem:
+        return problem
+    for k, (name, g, w) in enumerate(zip(NAMES, got, want)):
+        if error(g, w) <= tol:
+            continue
+        for key, wrong in paths_mistakes(delta, x, W).items():
+            if wrong[k] is not None and error(g, wrong[k]) <= tol:
+                return say(key.split("/")[0], lang, name=name)
+        return gradient_problem([g], [w], tol, lang, names=(name,))
+    return None
+
+
 def raised_problem(text, lang):
     """What an exception's text `text` tells the student: for a product whose shapes do
     not fit (`dy @ W.T`, `W @ dy`...), the two shapes and how to choose the product."""
@@ -184,6 +220,29 @@ def expect_gradients(linear_grads, inputs, reference, tol=1e-5):
     worst = max(error(g.cpu().numpy(), r.detach().cpu().numpy()) for g, r in zip(value, reference))
     shapes = {n: tuple(g.shape) for n, g in zip(NAMES, value)}
     print(say("lab01_passed_grads", _lang(), exercise=exercise(1, "linear_grads"), error=worst, **shapes))
+
+
+def expect_paths(grads_by_paths, examples):
+    """Exercise 1a's visible test. `examples`: (delta, x, W, autograd's (dx, dW, db)) each;
+    one line when every example passes, else one message naming the mistake."""
+    lang = _lang()
+    for delta, x, W, reference in examples:
+        value, used, raised = watched_call(grads_by_paths, delta, x, W)
+        if isinstance(raised, NotImplementedError):
+            raise student.TestFailed(say("lab01_not_done", lang, exercise=exercise("1a", "grads_by_paths"))) from None
+        if used:
+            _fail("1a", "grads_by_paths", say("lab01_no_autograd", lang, used=", ".join(used)))
+        if raised is not None:
+            _fail("1a", "grads_by_paths", say("lab01_raised", lang, error=f"{type(raised).__name__}: {raised}"[:300]))
+        if value is None:
+            _fail("1a", "grads_by_paths", say("lab01_returned_none", lang, want="(dx, dW, db)"))
+        got = [v.detach().cpu().numpy() if isinstance(v, torch.Tensor) else v for v in value] \
+            if isinstance(value, (tuple, list)) else value
+        problem = paths_problem(got, [r.detach().cpu().numpy() for r in reference],
+                                *(v.detach().cpu().numpy() for v in (delta, x, W)), lang)
+        if problem:
+            _fail("1a", "grads_by_paths", problem)
+    print(say("lab01_passed_paths", lang, exercise=exercise("1a", "grads_by_paths"), n=len(examples)))
 
 
 def expect_walk(grad_fn_walk, graphs):

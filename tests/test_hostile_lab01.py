@@ -4,7 +4,7 @@ parallel command (`python -m grader grade --workers 2`: stock `nbgrader autograd
 graded in parallel gets the scores and reasons serial grading gave:
 blank, autograd instead of formulas, a forged report, monkeypatched course helpers,
 a dying kernel, an output flood in the cell whose honest evidence is over the cap,
-theft of the answer key, beside honest work."""
+theft of the answer key, and Exercise 1a's plausible wrong sums over paths, beside honest work."""
 import pytest
 from conftest import fill, graded_cells, verdict_text
 from hostile import (
@@ -32,6 +32,29 @@ FLOODS = "calls = [0]\n" + FORMULAS.replace("    dy =", "    if x.shape == (2, 6
                                            "        calls[0] += 1\n"
                                            "        if 22 < calls[0] <= 42:\n"
                                            "            print('x' * 100_000)\n    dy =")
+PATHS = """def grads_by_paths(delta, x, W):
+    n, d_out = delta.shape
+    d_in = W.shape[1]
+    dx = torch.zeros(n, d_in, dtype=delta.dtype)
+    dW = torch.zeros(d_out, d_in, dtype=delta.dtype)
+    db = torch.zeros(d_out, dtype=delta.dtype)
+    for i in range(n):
+        for j in range(d_out):
+            db[j] += delta[i, j]
+            for k in range(d_in):
+                dx[i, k] += delta[i, j] * W[j, k]
+                dW[j, k] += delta[i, j] * x[i, k]
+    return dx, dW, db
+"""
+# Exercise 1a's plausible wrong sums over paths: each loses its 2 points, named by the visible test
+WRONG_PATHS = {
+    "paths_dx_Wt": (PATHS.replace("* W[j, k]", "* W[k, j]"), "dx multiplies by Wᵀ"),
+    "paths_dx_one_output": (PATHS.replace("dx[i, k] +=", "dx[i, k] ="), "dx counts one output only"),
+    "paths_one_example": (PATHS.replace("dW[j, k] +=", "dW[j, k] =").replace("db[j] +=", "db[j] ="),
+                          "dW counts one example of the batch only"),
+    "paths_db_not_summed": (PATHS.replace("return dx, dW, db", "return dx, dW, delta"), "so db sums over the batch"),
+    "paths_dW_swapped": (PATHS.replace("return dx, dW, db", "return dx, x.T @ delta, db"), "dW is transposed"),
+}
 FORGER = '''
 import json, os
 from IPython.display import display
@@ -81,6 +104,7 @@ def submissions(course):
         "dying": fill(solved(), {"lab01-formulas-answer": DIES_AT_FP16}),
         "flood": fill(solved(), {"lab01-formulas-answer": FLOODS}),
         "theft": with_cell(solved(), THEFT),
+        **{name: fill(solved(), {"lab01-paths-answer": code}) for name, (code, _) in WRONG_PATHS.items()},
     }
 
 
@@ -90,8 +114,8 @@ def graded(grader):
 
 
 # 9 points, plus 3 of extra credit for the bonus exercises
-SCORES = {"honest": 12, "blank": 0, "autograd": 5, "forger": 0, "patches": 0, "dying": 7,
-          "flood": 12, "theft": 12}
+SCORES = {"honest": 12, "blank": 0, "autograd": 7, "forger": 0, "patches": 0, "dying": 8,
+          "flood": 12, "theft": 12, **dict.fromkeys(WRONG_PATHS, 10)}
 
 
 def test_every_submission_was_graded(graded):
@@ -119,3 +143,9 @@ def test_flood_is_cut_and_the_evidence_still_arrives(graded):
     assert verdict_text(cell).startswith("✔")
     text = "".join(o.get("text", "") for o in cell.outputs)
     assert "output cut off" in text and len(text) < 1_100_000
+
+
+@pytest.mark.parametrize("name", WRONG_PATHS)
+def test_wrong_sums_over_paths_are_named(graded, name):
+    cell = graded_cells(graded[0].autograded(ASSIGNMENT, name))["lab01-paths"]
+    assert WRONG_PATHS[name][1] in verdict_text(cell), verdict_text(cell)

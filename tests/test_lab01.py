@@ -401,3 +401,127 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     assert "NOT VALID" not in report and manifest["checks_passed"] and csv_written, report
     assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["paragraph_included"]
     assert "NotImplementedError" not in out, out  # blank bonuses pass quietly
+
+
+# ---- Exercise 1a: the sums over paths, and each plausible wrong sum named ----
+
+def by_paths(delta, x, W):
+    n, d_out = delta.shape
+    d_in = W.shape[1]
+    dx, dW, db = torch.zeros(n, d_in, dtype=delta.dtype), torch.zeros_like(W), torch.zeros(d_out, dtype=delta.dtype)
+    for i in range(n):
+        for j in range(d_out):
+            db[j] += delta[i, j]
+            for k in range(d_in):
+                dx[i, k] += delta[i, j] * W[j, k]
+                dW[j, k] += delta[i, j] * x[i, k]
+    return dx, dW, db
+
+
+def paths_dx_transposed(delta, x, W):  # dx = delta @ W.T: runs only where W is square
+    dx = torch.zeros_like(x)
+    for i in range(delta.shape[0]):
+        for k in range(x.shape[1]):
+            for j in range(delta.shape[1]):
+                dx[i, k] += delta[i, j] * W[k, j]
+    return dx, delta.T @ x, delta.sum(0)
+
+
+def paths_assigned_dx(delta, x, W):  # `=` over the outputs: the last path only
+    dx = torch.zeros_like(x)
+    for i in range(delta.shape[0]):
+        for k in range(x.shape[1]):
+            for j in range(delta.shape[1]):
+                dx[i, k] = delta[i, j] * W[j, k]
+    return dx, delta.T @ x, delta.sum(0)
+
+
+def paths_one_example(delta, x, W):  # `=` over the batch: dW and db of the last example
+    dW, db = torch.zeros_like(W), torch.zeros(delta.shape[1], dtype=delta.dtype)
+    for i in range(delta.shape[0]):
+        for j in range(delta.shape[1]):
+            db[j] = delta[i, j]
+            for k in range(x.shape[1]):
+                dW[j, k] = delta[i, j] * x[i, k]
+    return delta @ W, dW, db
+
+
+def paths_first_example_db(delta, x, W):
+    return delta @ W, delta.T @ x, delta[0]
+
+
+def paths_db_not_summed(delta, x, W):
+    return delta @ W, delta.T @ x, delta
+
+
+def paths_dW_shape_swapped(delta, x, W):
+    return delta @ W, x.T @ delta, delta.sum(0)
+
+
+def paths_dW_square_swapped(delta, x, W):  # x.T @ delta where it has dW's shape (a square W)
+    dW = x.T @ delta if W.shape[0] == W.shape[1] else delta.T @ x
+    return delta @ W, dW, delta.sum(0)
+
+
+def paths_dx_with_x(delta, x, W):  # the wrong variable: x where W belongs
+    return x, delta.T @ x, delta.sum(0)
+
+
+def paths_autograd(delta, x, W):
+    with torch.enable_grad():
+        Wl, xl = W.clone().requires_grad_(True), x.clone().requires_grad_(True)
+        return (*torch.autograd.grad((xl @ Wl.T * delta).sum(), (xl, Wl)), delta.sum(0))
+
+
+PATHS_MISTAKES = [
+    (paths_dx_transposed, "dx multiplies by Wᵀ", "dx multiplica por Wᵀ"),
+    (paths_assigned_dx, "dx counts one output only", "dx cuenta una sola salida"),
+    (paths_one_example, "dW counts one example of the batch only", "dW cuenta solo un ejemplo del lote"),
+    (paths_first_example_db, "db counts one example of the batch only", "db cuenta solo un ejemplo del lote"),
+    (paths_db_not_summed, "so db sums over the batch", "así que db suma sobre el lote"),
+    (paths_dW_shape_swapped, "dW is transposed", "dW está traspuesto"),
+    (paths_dW_square_swapped, "dW is transposed", "dW está traspuesto"),
+    (paths_dx_with_x, "dx is off by", "dx se desvía en"),
+    (paths_autograd, "without autograd", "sin autograd"),
+]
+
+
+def test_paths_pass_by_loops_and_by_products():
+    assert judge("lab01-paths", by_paths).passed
+    assert judge("lab01-paths", lambda d, x, W: (d @ W, d.T @ x, d.sum(0))).passed
+
+
+@pytest.mark.parametrize("function, en, es", PATHS_MISTAKES)
+def test_wrong_sums_over_paths_fail_naming_the_mistake(function, en, es):
+    for lang, words in (("en", en), ("es", es)):
+        verdict = judge("lab01-paths", function, lang)
+        assert not verdict.passed and words in verdict.summary, verdict.summary
+
+
+def visible_paths(function, lang):
+    """The notebook's visible test of Exercise 1a, on its two examples."""
+    from course import lab01, student
+    student.language(lang)
+    torch.manual_seed(1)
+    examples = []
+    for n, d_in, d_out in ((3, 3, 3), (2, 3, 4)):
+        xs, Ws, bs = (torch.randn(*s, dtype=torch.float64, requires_grad=True) for s in ((n, d_in), (d_out, d_in), (d_out,)))
+        ts = torch.randn(n, d_out, dtype=torch.float64)
+        ys = F.linear(xs, Ws, bs)
+        (0.5 * ((ys - ts) ** 2).sum()).backward()
+        examples.append(((ys - ts).detach(), xs.detach(), Ws.detach(), (xs.grad, Ws.grad, bs.grad)))
+    try:
+        lab01.expect_paths(function, examples)
+    except AssertionError as failure:
+        return str(failure)
+    finally:
+        student.language("en")
+    return None
+
+
+@pytest.mark.parametrize("function, en, es", PATHS_MISTAKES)
+def test_visible_paths_test_names_the_mistake(function, en, es):
+    for lang, words in (("en", en), ("es", es)):
+        message = visible_paths(function, lang)
+        assert message is not None and words in message, message
+    assert visible_paths(by_paths, "es") is None

@@ -6,7 +6,7 @@ and three bonus cells worth 0 points and 1 of extra credit each.
 The cohort (one course copy for the module):
 - ana: full marks and every bonus: 14 of 11;
 - bea: full marks, no bonus;
-- carl: fails linear_grads with a reason quoting his message (escaped newlines);
+- carl: fails linear_grads (and so the fp32 experiment) with a reason quoting his message (escaped newlines);
 - dan and eva: the same linear_grads, differently spaced and commented;
 - fay: submitted, never graded (no autograded notebook).
 """
@@ -20,7 +20,7 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
 ASSIGNMENT = "lab01-en"
-AUTO = {"lab01-formulas": 3, "lab01-walk": 2, "lab01-fp32": 2, "lab01-fp16": 2}
+AUTO = {"lab01-paths": 2, "lab01-formulas": 2, "lab01-walk": 2, "lab01-fp32": 1, "lab01-fp16": 2}
 BONUS = ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function")
 COPIED = ("def linear_grads(x, W, b, target):\n    y = x @ W.T + b\n    g = 2 * (y - target)\n"
           "    return g @ W, g.T @ x, g.sum(0)\n")
@@ -35,7 +35,7 @@ def student_rows():
     return {
         "ana": ({}, full, dict.fromkeys(BONUS, 1.0), 2.0),
         "bea": ({}, full, {}, 1.0),
-        "carl": ({}, {**full, "lab01-formulas": 0}, {}, 0.0),
+        "carl": ({}, {**full, "lab01-formulas": 0, "lab01-fp32": 0}, {}, 0.0),  # 6 of 9
         "dan": ({"lab01-formulas-answer": COPIED}, full, {"lab01-bonus-softmax": 1.0}, 2.0),
         "eva": ({"lab01-formulas-answer": COPIED_AGAIN}, full, {}, 2.0),
     }

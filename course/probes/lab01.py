@@ -64,6 +64,30 @@ def experiment_call(objects, case):
         return [call_formulas(objects[0], inputs) for inputs in experiment_inputs(*case)]
 
 
+# ---- Exercise 1a: the sums over paths, on small shapes (a square one and batches of 2 or more) ----
+
+def paths_cases(rng):
+    """Shapes that tell each predicted mistake apart: a batch of at least 2 (a missing sum
+    over the batch shows), a square W (a Wᵀ runs there), and shapes that are not square."""
+    cases = [(rng.randrange(10 ** 6), 3, 3, 3), (rng.randrange(10 ** 6), 2, 3, 4)]
+    for _ in range(3):
+        d_in = rng.randint(2, 5)
+        cases.append((rng.randrange(10 ** 6), rng.randint(2, 4), d_in, d_in + rng.randint(1, 3)))
+    return cases
+
+
+def paths_inputs(seed, n, d_in, d_out):
+    """delta = dL/dy (n, d_out), x (n, d_in), W (d_out, d_in), float64."""
+    g = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(*shape, generator=g, dtype=torch.float64)
+                 for shape in ((n, d_out), (n, d_in), (d_out, d_in)))
+
+
+def paths_call(objects, case):
+    with torch.no_grad():
+        return objects[0](*paths_inputs(*case))
+
+
 # ---- grad_fn walks: small random graphs, built the same way on both sides ----
 
 STEPS = ("mul", "add", "sub", "pow", "square", "tanh", "exp", "neg", "div", "branch")
@@ -106,6 +130,7 @@ def walk_call(objects, case):
 PROBES = {
     # the formula probes record whether a call used autograd in any form (AutogradWatch)
     "lab01-formulas": Probe("lab01-formulas", formula_cases, call=formula_call, watch=AutogradWatch),
+    "lab01-paths": Probe("lab01-paths", paths_cases, call=paths_call, watch=AutogradWatch),
     "lab01-walk": Probe("lab01-walk", walk_cases, call=walk_call),
     "lab01-fp32": Probe("lab01-fp32", experiment_cases("float32"), call=experiment_call, watch=AutogradWatch),
     "lab01-fp16": Probe("lab01-fp16", experiment_cases("float16"), call=experiment_call, watch=AutogradWatch),

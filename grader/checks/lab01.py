@@ -14,7 +14,13 @@ import numpy as np
 import torch
 
 from course.i18n import say
-from course.lab01 import count_problem, gradient_problem, raised_problem, walk_message
+from course.lab01 import (
+    count_problem,
+    gradient_problem,
+    paths_problem,
+    raised_problem,
+    walk_message,
+)
 from course.probes.lab01 import (
     PROBES,
     RUNS,
@@ -23,10 +29,11 @@ from course.probes.lab01 import (
     experiment_inputs,
     function_inputs,
     make_inputs,
+    paths_inputs,
     softmax_inputs,
     two_layer_inputs,
 )
-from grader.checks import Check, Verdict
+from grader.checks import Check, Verdict, decode
 
 NAMES = ("dx", "dW", "db")
 # Tolerances of the formula check, per input dtype. fp16's unit roundoff is 2**-11 ≈ 4.9e-4
@@ -83,6 +90,31 @@ class FormulaCheck(Check):
         for case, result in zip(self.probe.draw(seed), results if isinstance(results, list) else []):
             if isinstance(result, dict) and "error" in result:  # worded as the visible test words it
                 return Verdict(False, f"{self.describe(case)}: " + raised_problem(str(result["error"])[:300], lang))
+        return super()._judge(seed, results, lang, stated)
+
+
+def paths_reference(case):
+    """Exercise 1a's answer key: the sums over paths, as matrix products, in float64."""
+    delta, x, W = paths_inputs(*case)
+    return delta @ W, delta.T @ x, delta.sum(dim=0)
+
+
+def compare_paths(got, want, case, lang, stated):
+    return paths_problem(got, [r.numpy() for r in want], *(v.numpy() for v in paths_inputs(*case)), lang)
+
+
+class PathsCheck(FormulaCheck):
+    """Exercise 1a: a wrong index that raises on shapes that are not square (a Wᵀ) is
+    named from the square case where it runs, before the raised error is reported."""
+
+    def _judge(self, seed, results, lang, stated):
+        if stated == self.stated and isinstance(results, list) and not any(
+                isinstance(r, dict) and r.get("used") for r in results):
+            for case, result in zip(self.probe.draw(seed), results):
+                if isinstance(result, dict) and "value" in result:
+                    problem = self.compare(decode(result["value"]), self.reference(case), case, lang, stated)
+                    if problem:
+                        return Verdict(False, f"{self.describe(case)}: {problem}")
         return super()._judge(seed, results, lang, stated)
 
 
@@ -218,6 +250,10 @@ def experiment_check(dtype, reference, compare, threshold):
 
 
 CHECKS = {
+    "lab01-paths": PathsCheck(
+        PROBES["lab01-paths"], reference=paths_reference,
+        describe=lambda case: f"grads_by_paths(delta {case[1]}×{case[3]}, x {case[1]}×{case[2]}, W {case[3]}×{case[2]})",
+        compare=compare_paths),
     "lab01-formulas": FormulaCheck(
         PROBES["lab01-formulas"], reference=formula_reference,
         describe=lambda case: f"linear_grads(x {case[1]}×{case[2]}, W {case[3]}×{case[2]}, {case[4]})",
