@@ -4,7 +4,7 @@ Three theory03-en submissions (honest, blank, one wrong answer) are graded
 twice, in two course copies: serially by stock `nbgrader autograde` into the
 SQLite gradebook nbgrader makes by default, and in parallel by
 `python -m grader grade --workers 2` into a database on a real PostgreSQL
-server (the `postgres` fixture, tests/servers.py). The gradebook rows must be
+server (the `postgres` fixture, tests/support/servers.py). The gradebook rows must be
 the same. The course's configuration names the database without its password,
 which the grading processes get from PGPASSWORD, as the README advises.
 """
@@ -15,17 +15,24 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from nbgrader.api import Gradebook, get_alembic_version
+from nbgrader.api import get_alembic_version
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import URL, make_url
+from support.course import (
+    COURSE_ID,
+    Course,
+    course_folder,
+    fill,
+    gradebook_rows,
+    graded_cells,
+    verdict_text,
+)
 
 from authoring.build import nbgrader
 from grader.report import shape_of
 from grader.sandbox import sandbox_available
 
 ASSIGNMENT = "theory03-en"
-COURSE_ID = "autograd-by-hand"  # grader/nbgrader_setup.py
 WRONG = {"theory03-forward-answer":
          "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
 EXPECTED = {"blank": 0, "honest": 12, "wrong": 10}
@@ -51,23 +58,6 @@ def make_course(grader, db_url=None, password=None):
     for name, nb in submissions(course).items():
         course.submit(name, ASSIGNMENT, nb)
     return course, options
-
-
-def gradebook_rows(db_url):
-    """student -> what the gradebook holds of their submission: totals, and per cell its
-    scores and whether it still needs a person."""
-    found = {}
-    with Gradebook(db_url, COURSE_ID) as gb:
-        for student in sorted(s.id for s in gb.students):
-            submission = gb.find_submission(ASSIGNMENT, student)
-            found[student] = {
-                "score": submission.score, "max_score": submission.max_score,
-                "code_score": submission.code_score,
-                "needs_manual_grade": submission.needs_manual_grade,
-                "cells": {grade.name: (grade.auto_score, grade.manual_score, grade.extra_credit,
-                                       grade.needs_manual_grade)
-                          for notebook in submission.notebooks for grade in notebook.grades}}
-    return found
 
 
 def verdicts(course):
@@ -103,8 +93,8 @@ def test_postgres_gradebook_holds_what_serial_sqlite_holds(graded, postgres):
     assert "2 at a time" in run.stderr
     # nothing went to a SQLite gradebook beside the course: the rows are in PostgreSQL
     assert not (parallel.root / "gradebook.db").exists()
-    expected = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}")
-    got = gradebook_rows(postgres)
+    expected = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}", ASSIGNMENT)
+    got = gradebook_rows(postgres, ASSIGNMENT)
     assert got == expected
     assert {name: rows["score"] for name, rows in got.items()} == EXPECTED
     assert verdicts(parallel) == verdicts(serial)

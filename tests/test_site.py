@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
-from servers import free_port
+from support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
