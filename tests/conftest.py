@@ -24,7 +24,7 @@ SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_
                 "test_hostile.py", "test_hostile_install.py", "test_hostile_lab01.py",
                 "test_hostile_lab03.py", "test_instructor_commands.py", "test_intake.py",
                 "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py"}
-SLOW_FIXTURES = {"grader", "postgres", "course"}
+SLOW_FIXTURES = {"grader", "postgres", "course", "serial_theory03"}
 
 
 def pytest_collection_modifyitems(items):
@@ -58,6 +58,20 @@ def postgres():
         pytest.skip("PostgreSQL is not installed (Debian's `postgresql` package; .ci/run installs it)")
     with postgresql(ordinary_user() if os.geteuid() == 0 else None) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def serial_theory03(grader):
+    """theory03's small cohort graded serially by stock nbgrader, once per session
+    (tests/support/cohort.py): the course copy."""
+    from support.cohort import serial_theory03
+
+    from grader.sandbox import sandbox_available
+    if not sandbox_available():
+        pytest.skip("bubblewrap is not installed: grading runs sandboxed")
+    copy = serial_theory03(grader)
+    yield copy
+    shutil.rmtree(copy.root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

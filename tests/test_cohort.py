@@ -4,7 +4,8 @@ not take its neighbour's processes.
 
 One small cohort (fork bomb, honest, wrong, hard-coded in English; fork bomb,
 honest, hard-coded in Spanish) is graded twice, in two course copies: serially
-by stock nbgrader, and in parallel by the command, two at a time. The English
+by stock nbgrader (once per session, `serial_theory03`: tests/support/cohort.py), and
+in parallel by the command, two at a time. The English
 run is the tests' ordinary user with a cgroup per kernel; the Spanish one is
 root without cgroups, where the process limit is an rlimit counted per user and
 each worker's kernels get a user of their own.
@@ -19,17 +20,20 @@ import time
 from pathlib import Path
 
 import pytest
-from support.cohort import STAND_IN, local_cluster, stand_in
-from support.corpus import (  # the corpus's limits: the fork bomb meets 128 processes
-    FORK_BOMB,
-    HARD,
-    LIMITS,
-    cell,
+from support.cohort import (
+    EXPECTED,
+    STAND_IN,
+    THEORY03,
+    local_cluster,
+    stand_in,
+    theory03_cohort,
+)
+from support.corpus import (
+    LIMITS,  # the corpus's limits: the fork bomb meets 128 processes
 )
 from support.course import (
     Course,
     course_folder,
-    fill,
     gradebook_rows,
     graded_cells,
     verdict_text,
@@ -42,33 +46,16 @@ from grader.sandbox import sandbox_available
 pytestmark = pytest.mark.skipif(not sandbox_available(),
                                 reason="bubblewrap is not installed: grading runs sandboxed")
 
-ASSIGNMENTS = ("theory03-en", "theory03-es")
-WRONG = {"theory03-forward-answer":
-         "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
-
-
-EXPECTED = {"a-fork-bomb": 12, "a-honest": 12, "b-wrong": 10, "c-hard-coded": 0}
+ASSIGNMENTS = THEORY03
 # how each language's parallel run is made (see the docstring)
 AS_ROOT = {"theory03-en": False, "theory03-es": True}
 NO_CGROUP = ["--SandboxedKernelManager.use_cgroup=False"]
 
 
-def cohort(course, assignment):
-    """name -> notebook. Sorted names put the fork bomb and honest work side by side."""
-    bomb = course.solved(assignment)
-    bomb.cells.insert(4, cell(FORK_BOMB))
-    names = {"a-fork-bomb": bomb, "a-honest": course.solved(assignment),
-             "b-wrong": fill(course.solved(assignment), WRONG),
-             "c-hard-coded": fill(course.solved(assignment), HARD)}
-    if assignment == "theory03-es":
-        del names["b-wrong"]  # each graded notebook costs seconds on 2 cores
-    return names
-
-
 def make_course(grader):
     course = Course(course_folder(), grader, generated=ASSIGNMENTS)
     for assignment in ASSIGNMENTS:
-        for name, nb in cohort(course, assignment).items():
+        for name, nb in theory03_cohort(course, assignment).items():
             course.submit(name, assignment, nb)
     return course
 
@@ -84,7 +71,7 @@ def results(course, assignment, db_url=None):
     """student -> {grade_id: (score, reason with its numbers blanked)}: the inputs are drawn
     afresh from each run's seed, the rest of a reason must be the same."""
     found = {}
-    for name in cohort(course, assignment):
+    for name in theory03_cohort(course, assignment):
         scores = course.cell_scores(assignment, name, db_url)
         cells = graded_cells(course.autograded(assignment, name))
         found[name] = {gid: (scores[gid], shape_of(verdict_text(c)))
@@ -93,18 +80,14 @@ def results(course, assignment, db_url=None):
 
 
 @pytest.fixture(scope="module")
-def graded(grader):
-    serial, parallel = make_course(grader), make_course(grader)
-    for assignment in ASSIGNMENTS:
-        done = serial.nbgrader("autograde", assignment, *LIMITS, check=False)
-        assert done.returncode == 0, done.stderr[-3000:]
+def graded(grader, serial_theory03):
+    serial, parallel = serial_theory03, make_course(grader)
     runs = {a: grade_command(parallel, a, "--workers=2",
                              *(NO_CGROUP if AS_ROOT[a] else parallel.grader.arguments()),
                              user=not AS_ROOT[a])
             for a in ASSIGNMENTS}
     yield serial, parallel, runs
-    for course in (serial, parallel):
-        subprocess.run(["rm", "-rf", str(course.root)], check=False)
+    subprocess.run(["rm", "-rf", str(parallel.root)], check=False)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -163,7 +146,7 @@ def on_cluster(grader, graded, dask_cluster, postgres):
     assignment = "theory03-en"
     done = course.nbgrader("generate_assignment", assignment, "--force", check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    for name, nb in cohort(course, assignment).items():
+    for name, nb in theory03_cohort(course, assignment).items():
         course.submit(name, assignment, nb)
     run = grade_command(course, assignment, f"--scheduler={dask_cluster}", *grader.arguments())
     yield course, run, url.render_as_string(hide_password=False)
@@ -194,7 +177,7 @@ def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, das
     assert not (course.root / "gradebook.db").exists()
     assert results(course, "theory03-en", db_url) == results(serial, "theory03-en")
     serial_rows = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}", "theory03-en")
-    assert gradebook_rows(db_url, "theory03-en") == {name: serial_rows[name] for name in cohort(course, "theory03-en")}
+    assert gradebook_rows(db_url, "theory03-en") == {name: serial_rows[name] for name in theory03_cohort(course, "theory03-en")}
     # the fork bomb met its limit on a worker, in a cgroup of its own, beside honest work
     bomb = course.autograded("theory03-en", "a-fork-bomb")
     outputs = "\n".join(o.get("text", "") for c in bomb.cells if c.cell_type == "code"

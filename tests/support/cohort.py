@@ -1,11 +1,52 @@
-"""What tests of `python -m grader grade` share beyond a course copy: stand-ins for
-nbgrader's grading process (no kernels: cheap), and a local Dask cluster."""
+"""What tests of `python -m grader grade` share beyond a course copy: theory03's small
+cohort and its serial grading by stock nbgrader (the baseline every parallel run is
+compared with, graded once per session), stand-ins for nbgrader's grading process (no
+kernels: cheap), and a local Dask cluster."""
 import json
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from grader.demo import WRONG
+
+THEORY03 = ("theory03-en", "theory03-es")
+# totals the cohort must get
+EXPECTED = {"a-fork-bomb": 12, "a-honest": 12, "b-wrong": 10, "c-hard-coded": 0, "blank": 0}
+
+
+def theory03_cohort(course, assignment):
+    """name -> notebook. Sorted names put the fork bomb and honest work side by side."""
+    from .corpus import FORK_BOMB, HARD, cell
+    from .course import fill
+    bomb = course.solved(assignment)
+    bomb.cells.insert(4, cell(FORK_BOMB))
+    names = {"a-fork-bomb": bomb, "a-honest": course.solved(assignment),
+             "b-wrong": fill(course.solved(assignment), WRONG),
+             "c-hard-coded": fill(course.solved(assignment), HARD)}
+    if assignment == "theory03-es":
+        del names["b-wrong"]  # each graded notebook costs seconds on 2 cores
+    return names
+
+
+def serial_theory03(grader):
+    """A course copy where stock `nbgrader autograde` graded, one after another and under
+    the corpus's limits, theory03's cohort in both languages and, in English, the blank
+    release too: the baseline tests/test_cohort.py and tests/test_gradebook_postgres.py
+    compare their runs with (the `serial_theory03` fixture makes it once per session)."""
+    from .corpus import LIMITS
+    from .course import Course, course_folder
+    course = Course(course_folder(), grader, generated=THEORY03)
+    for assignment in THEORY03:
+        submissions = theory03_cohort(course, assignment)
+        if assignment == "theory03-en":
+            submissions["blank"] = course.release(assignment)
+        for name, nb in submissions.items():
+            course.submit(name, assignment, nb)
+        done = course.nbgrader("autograde", assignment, *LIMITS, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return course
 
 
 def stand_in(script):
