@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.report import cohort
+from grader.reports.report import cohort
 from tests.support.corpus import (
     ASSIGNMENT,
     CASES,

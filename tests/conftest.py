@@ -66,7 +66,7 @@ def serial_theory03(grader):
     (tests/support/cohort.py): the course copy."""
     from support.cohort import serial_theory03
 
-    from grader.sandbox import sandbox_available
+    from grader.sandbox.kernel import sandbox_available
     if not sandbox_available():
         pytest.skip("bubblewrap is not installed: grading runs sandboxed")
     copy = serial_theory03(grader)

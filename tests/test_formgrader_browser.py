@@ -28,7 +28,7 @@ from support.browser import CHROMIUM
 from support.course import Course, course_folder
 from support.servers import free_port
 
-from grader.student_fields import CHECKS, unsafe_email, unsafe_name
+from grader.plugins.student_fields import CHECKS, unsafe_email, unsafe_name
 
 ASSIGNMENT, NOTEBOOK = "theory03-en", "theory03"
 TOKEN = "course-formgrader-test"

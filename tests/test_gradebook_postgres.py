@@ -32,7 +32,7 @@ from support.course import (
 )
 
 from authoring.build import nbgrader
-from grader.report import shape_of
+from grader.reports.report import shape_of
 
 ASSIGNMENT = "theory03-en"
 # part of theory03's small cohort (tests/support/cohort.py), whose serial grading by
@@ -96,7 +96,7 @@ def test_postgres_gradebook_holds_what_serial_sqlite_holds(graded, postgres):
     assert got == expected
     assert {name: rows["score"] for name, rows in got.items()} == EXPECTED
     assert verdicts(parallel) == verdicts(serial)
-    # the cohort report read the same database (grader/report.py follows db_url)
+    # the cohort report read the same database (grader/reports/report.py follows db_url)
     with open(parallel.root / "reports" / f"{ASSIGNMENT}.csv", newline="") as stream:
         report = {row["student"]: float(row["score"]) for row in csv.DictReader(stream)}
     assert report == EXPECTED
@@ -159,7 +159,7 @@ def test_the_server_listens_on_loopback_only(postgres):
 
 def test_the_report_opens_the_gradebook_the_configuration_names(tmp_path, postgres):
     from authoring.build import ROOT
-    from grader.report import gradebook
+    from grader.reports.report import gradebook
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     with gradebook(tmp_path) as gb:  # nbgrader's default
         assert str(gb.engine.url) == f"sqlite:///{tmp_path / 'gradebook.db'}"

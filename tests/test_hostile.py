@@ -42,8 +42,8 @@ from support.hostile import (
     printed,
 )
 
-from grader.report import cohort
-from grader.sandbox import sandbox_available
+from grader.reports.report import cohort
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(
     not sandbox_available(),

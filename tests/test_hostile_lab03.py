@@ -19,7 +19,7 @@ from support.hostile import (
     with_cell,
 )
 
-from grader.sandbox import sandbox_available
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab03-en"

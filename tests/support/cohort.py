@@ -102,7 +102,7 @@ def local_cluster(grader):
                 [*dask, "worker", address, "--name", name, "--nthreads", "1", "--no-dashboard",
                  "--host", "127.0.0.1", "--local-directory", str(folder / name)],
                 cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **run_as))
-        from grader.cluster import threads_of
+        from grader.cohort.cluster import threads_of
         while threads_of(address) < 2:
             assert time.monotonic() < deadline, "the Dask workers did not start"
             time.sleep(0.5)

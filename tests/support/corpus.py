@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import nbformat
 
 from grader.demo import FORK_BOMB
-from grader.report import shape_of
+from grader.reports.report import shape_of
 
 from .answers import HARD_CODED
 from .course import Course
@@ -496,7 +496,7 @@ def markdown_links(course, paths):
 
 
 def zipped_notebook():
-    """What an LMS export's student zip becomes (grader/intake.py): the archive's bytes,
+    """What an LMS export's student zip becomes (grader/plugins/intake.py): the archive's bytes,
     as the student's notebook. Its member is never opened."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -632,7 +632,7 @@ class GradedCorpus:
     result: subprocess.CompletedProcess  # the parallel command's
     before: tuple  # digests of source/ and release/ before grading
     listener: Listener
-    report: tuple  # grader.report.cohort: (grade ids, rows)
+    report: tuple  # grader.reports.report.cohort: (grade ids, rows)
     export: subprocess.CompletedProcess  # `nbgrader export`'s
     left: set  # kernels' folders left in /tmp
     growth: HostGrowth
