@@ -15,7 +15,6 @@ import copy
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -321,13 +320,3 @@ def build_site(root=ROOT, out=None, quiet=True):
         shutil.copytree(work / lang / "html", out / lang)
     (out / "index.html").write_text(ROOT_PAGE, encoding="utf-8")
     return out
-
-
-def main(argv=()):
-    """`python -m authoring site [-v] [--out FOLDER]`"""
-    argv = list(argv)
-    out = argv[argv.index("--out") + 1] if "--out" in argv else None
-    started = time.monotonic()
-    out = build_site(out=out, quiet="-v" not in argv)
-    print(f"site written to {out}/ in {time.monotonic() - started:.0f} s "
-          f"(open {out / 'index.html'}, or `python -m http.server -d {out.name}`)")

@@ -38,7 +38,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.cohort.grading import environment
+from grader.cohort.forking import environment
 from grader.demo import COHORT, submission
 
 ASSIGNMENT = "theory03-en"

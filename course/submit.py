@@ -13,8 +13,9 @@ from pathlib import Path
 import nbformat
 
 from course.i18n import say
-from course.start import WORK, language_of, release_notebook
+from course.names import language_of
 from course.validate import check
+from course.work import WORK, release_notebook
 
 HAND_IN = "hand-in"
 

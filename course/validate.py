@@ -28,6 +28,7 @@ from nbgrader.validator import Validator
 
 from course import names
 from course.i18n import say
+from course.work import release_notebook
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
@@ -140,7 +141,6 @@ def _wrapped(text, width=100):
 
 def release_of(notebook, work):
     """The release notebook of a notebook in my-work/<assignment>/, or None."""
-    from course.start import release_notebook
     notebook, work = Path(notebook).resolve(), Path(work).resolve()
     if notebook.parent.parent != work:
         return None

@@ -1,6 +1,6 @@
 """The per-cohort report: every submission, every graded cell, a score and a reason.
 
-    python -m grader report ASSIGNMENT [--lang en|es]   # after `nbgrader autograde ASSIGNMENT`
+    python -m grader report ASSIGNMENT [--lang en|es] [nbgrader options]   # after grading
 
 Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
 ran under, and for each graded cell a score column and a reason column) and
@@ -20,6 +20,7 @@ import html
 import io
 import math
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -285,3 +286,31 @@ def write_html(root, assignment, lang=None, options=()):
     path.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {path}")
     return path
+
+
+def write_report(root, assignment, lang, options):
+    """The cohort report; a database that fails while it is read is said plainly
+    (grading is over: what was graded stays graded; `python -m grader report` again)."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    try:
+        write(root, assignment, options)  # options: a db_url given on the command line
+        write_html(root, assignment, lang, options)
+    except (OperationalError, DBAPIError) as error:
+        first = str(error.orig if getattr(error, "orig", None) else error).splitlines()[0]
+        print(for_terminal(f"\nno report: the gradebook's database could not be read ({first}); "
+                           f"when it is back, `python -m grader report {assignment}` writes it"),
+              file=sys.stderr)
+
+
+def main(argv):
+    """`python -m grader report`: the report of an assignment already graded."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m grader report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("assignment")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="the HTML report's language (default: the assignment's)")
+    arguments, options = parser.parse_known_args(argv)  # nbgrader's options, as `grade` takes them
+    write_report(Path.cwd(), arguments.assignment, arguments.lang, options)
+    return 0
