@@ -3,7 +3,7 @@ that prints its figures (not a test).
 
     python benchmarks/corpus_speed.py [--workers 2] [--cases NAME ...]
 
-Two course copies get every case of tests/corpus/cases.py, as tests/test_hostile.py
+Two course copies get every case of tests/support/corpus.py, as tests/test_hostile.py
 builds them. One is graded by serial stock `nbgrader autograde`, the other by
 `python -m grader grade --workers N`, with the corpus's limits. It prints both
 times, the ratio, and whether every case got the same score and the same reasons
@@ -20,12 +20,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from conftest import Grader
-from corpus.cases import CASES
-from test_hostile import ASSIGNMENT, LIMITS, Listener, corpus_course, outcomes
-
+sys.path.insert(0, str(ROOT))
 from grader.reports.report import cohort
+from tests.support.corpus import (
+    ASSIGNMENT,
+    CASES,
+    LIMITS,
+    Listener,
+    corpus_course,
+    outcomes,
+)
+from tests.support.course import Grader
 
 
 def main():

@@ -32,11 +32,15 @@ HARD_CODED = {
     "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
                             "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
 }
-FORK_BOMB = '''import os, time
+# also the hostile corpus's fork bomb (tests/support/corpus.py): one copy of it
+FORK_BOMB = '''
+import os, sys, time
 children = 0
 try:
     while True:
-        if os.fork() == 0:
+        pid = os.fork()
+        if pid == 0:  # a child: sleep quietly, write nothing, never return into the kernel
+            os.close(1), os.close(2)
             time.sleep(60)
             os._exit(0)
         children += 1
@@ -69,20 +73,30 @@ def nbgrader(root, *arguments):
                           cwd=root, env=environment(), check=True, capture_output=True, text=True)
 
 
+def fill(nb, answers):
+    """`nb` with the answer cells named in `answers` (grade_id -> code) replaced."""
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    return nb
+
+
+def solved(release, source):
+    """The `release` notebook with every answer cell holding the solution in `source`
+    (the tests build their solved notebooks with it too)."""
+    return fill(release, {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+                          if c.metadata.get("nbgrader", {}).get("solution")})
+
+
 def submission(root, assignment, answers, extra=None):
     """The release, answered with the instructor's solution except for `answers`."""
     release = nbformat.read(root / "release" / assignment / f"{UNIT}.ipynb", 4)
     source = nbformat.read(root / "source" / assignment / f"{UNIT}.ipynb", 4)
-    solution = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-                if c.metadata.get("nbgrader", {}).get("solution")}
-    solution.update(answers)
-    for cell in release.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in solution:
-            cell.source = solution[grade_id]
+    nb = fill(solved(release, source), answers)
     if extra:
-        release.cells.insert(4, nbformat.v4.new_code_cell(extra.replace("{root}", str(root))))
-    return release
+        nb.cells.insert(4, nbformat.v4.new_code_cell(extra.replace("{root}", str(root))))
+    return nb
 
 
 def make_course(folder, languages, names):

@@ -1,31 +1,19 @@
-"""Shared fixtures: a throw-away copy of the course, graded by an ordinary user.
-
-Instructors run nbgrader as themselves, never as root, so the tests do too:
-when the suite runs as root (as CI does), it makes an ordinary user,
-`course-grader`, delegates a cgroup to it (as systemd does for a user), and
-runs every nbgrader command of a course copy as that user.
+"""The suite's shared fixtures (one per session where it can be: a graded cohort or a
+server started once is read by every test that needs it). What they are made of
+lives in tests/support/; this file only wires it to pytest.
 """
 import os
-import pwd
 import shutil
-import stat
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-import nbformat
 import pytest
-from nbgrader.api import Gradebook
-
-from authoring.build import ROOT, nbgrader
-from course import names
-from course.names import LANGUAGES, assignment
-
-UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in names.UNITS}
-
-
-GRADER_USER = "course-grader"
+from support.course import (
+    GENERATED,
+    UNITS,
+    Course,
+    Grader,
+    course_folder,
+    ordinary_user,
+)
 
 # `pytest -m "not slow"`, the fast subset the README names, leaves out what grades (the
 # `grader` fixture), starts a server, a browser or JupyterLab, builds the course or its
@@ -36,7 +24,7 @@ SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_
                 "test_hostile.py", "test_hostile_install.py", "test_hostile_lab01.py",
                 "test_hostile_lab03.py", "test_instructor_commands.py", "test_intake.py",
                 "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py"}
-SLOW_FIXTURES = {"grader", "postgres", "course"}
+SLOW_FIXTURES = {"grader", "postgres", "course", "serial_theory03"}
 
 
 def pytest_collection_modifyitems(items):
@@ -44,88 +32,6 @@ def pytest_collection_modifyitems(items):
         if item.path.suffix == ".ipynb" or item.path.name in SLOW_MODULES \
                 or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-
-
-class Grader:
-    """Who runs nbgrader in the tests: this process's user, or, when that is
-    root, the ordinary user GRADER_USER with a cgroup delegated to it."""
-
-    def __init__(self):
-        self.user = None
-        self.cgroup_parent = ""
-        self.delegated = []
-        if os.geteuid() == 0:
-            self.user = ordinary_user()
-            self.delegated = delegate_cgroups(self.user)
-            if self.delegated:
-                self.cgroup_parent = self.delegated[0].name
-        self.home = Path(tempfile.mkdtemp(prefix="course-grader-home-"))
-        self.own(self.home)
-
-    def own(self, path):
-        """Give `path` (recursively) to the grading user."""
-        if self.user is not None:
-            for item in [Path(path), *Path(path).rglob("*")]:
-                os.chown(item, self.user.pw_uid, self.user.pw_gid, follow_symlinks=False)
-
-    def options(self):
-        env = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTER")}
-        env.update(HOME=str(self.home), JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
-                   # a secret of the grader's (as JupyterHub exports its API token): no
-                   # kernel may see it
-                   COURSE_PLANTED_SECRET="planted-secret-4b1d")
-        options = {"env": env}
-        if self.user is not None:
-            options.update(user=self.user.pw_uid, group=self.user.pw_gid, extra_groups=[])
-        return options
-
-    def arguments(self):
-        return [f"--SandboxedKernelManager.cgroup_parent={self.cgroup_parent}"] \
-            if self.cgroup_parent else []
-
-    def close(self):
-        from grader.sandbox.cgroups import KernelGroup
-        KernelGroup(self.delegated, 1).remove()
-        shutil.rmtree(self.home, ignore_errors=True)
-
-
-def ordinary_user():
-    """The grading user (made if missing), able to reach the interpreter and the course."""
-    try:
-        user = pwd.getpwnam(GRADER_USER)
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                        GRADER_USER], check=True)
-        user = pwd.getpwnam(GRADER_USER)
-    # the interpreter may live under a private home (/root/.pyenv): let others
-    # traverse (not list) the folders above it
-    for path in {Path(sys.base_prefix), Path(sys.prefix), ROOT}:
-        for folder in [path, *path.parents]:
-            mode = folder.stat().st_mode
-            if not mode & stat.S_IXOTH:
-                folder.chmod(mode | stat.S_IXOTH)
-    return user
-
-
-def delegate_cgroups(user):
-    """Folders under this process's memory and pids cgroups, given to `user`
-    (cgroup v1, as on the CI machine); [] where that cannot be done."""
-    from grader.sandbox.cgroups import ROOT as CGROUPS
-    from grader.sandbox.cgroups import own_path, version
-    if version() != 1:
-        return []
-    name = f"course-tests-{os.getpid()}"
-    folders = []
-    try:
-        for controller in ("memory", "pids"):
-            folder = CGROUPS / controller / own_path(controller).strip("/") / name
-            folder.mkdir()
-            folders.append(folder)
-            for item in [folder, *folder.iterdir()]:
-                os.chown(item, user.pw_uid, user.pw_gid)
-    except OSError:
-        return []
-    return folders
 
 
 @pytest.fixture(scope="session")
@@ -143,149 +49,29 @@ def generated_copies():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-class Course:
-    """A copy of the course in a temporary folder, graded with stock nbgrader by `grader`."""
-
-    def __init__(self, root, grader, generated=()):
-        """`generated`: assignments already generated, as `nbgrader generate_assignment A
-        --force` leaves them (see `generate`)."""
-        self.root = Path(root)
-        self.grader = grader
-        for name in ("notebooks", "source", "release"):
-            shutil.copytree(ROOT / name, self.root / name)
-        shutil.copy(ROOT / "nbgrader_config.py", self.root)
-        self.root.chmod(0o755)
-        grader.own(self.root)
-        if generated:
-            self.generate(*generated)
-
-    def generate(self, *assignments):
-        """`nbgrader generate_assignment A --force` for each of `assignments`, in this copy.
-        Stock nbgrader runs once per session for each set of assignments (`GENERATED`), in a
-        copy of its own; a later copy takes what it wrote (release/ and the gradebook), the
-        same bytes, without paying seconds per copy for starting nbgrader again."""
-        key = tuple(sorted(assignments))
-        if key not in GENERATED:
-            first = Course(course_folder(), self.grader)
-            for pattern in one_glob(key):
-                done = first.nbgrader("generate_assignment", pattern, "--force")
-                assert done.returncode == 0, done.stderr[-3000:]
-            GENERATED[key] = first.root
-        for name in assignments:
-            shutil.rmtree(self.root / "release" / name)
-            shutil.copytree(GENERATED[key] / "release" / name, self.root / "release" / name)
-            self.grader.own(self.root / "release" / name)
-        shutil.copy(GENERATED[key] / "gradebook.db", self.root / "gradebook.db")
-        self.grader.own(self.root / "gradebook.db")
-
-    def nbgrader(self, *arguments, check=True):
-        extra = self.grader.arguments() if arguments and arguments[0] == "autograde" else []
-        return nbgrader(*arguments, *extra, root=self.root, check=check, capture_output=True,
-                        text=True, **self.grader.options())
-
-    def release(self, assignment):
-        """The notebook a student receives."""
-        return nbformat.read(self.root / "release" / assignment / f"{unit_of(assignment)}.ipynb", 4)
-
-    def solved(self, assignment):
-        """The release with every answer cell filled with the instructor's solution."""
-        nb = self.release(assignment)
-        source = nbformat.read(self.root / "source" / assignment / f"{unit_of(assignment)}.ipynb", 4)
-        answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-                   if c.metadata.get("nbgrader", {}).get("solution")}
-        return fill(nb, answers)
-
-    def submit(self, student, assignment, notebook):
-        folder = self.root / "submitted" / student / assignment
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{unit_of(assignment)}.ipynb"
-        if isinstance(notebook, (str, bytes)):
-            path.write_text(notebook) if isinstance(notebook, str) else path.write_bytes(notebook)
-        else:
-            nbformat.write(notebook, path)
-        self.grader.own(self.root / "submitted")
-        return path
-
-    def autograde(self, assignment):
-        return self.nbgrader("autograde", assignment, "--force", check=False)
-
-    def grade(self, assignment, *options, workers=2):
-        """The cohort graded by the course's parallel command (grader/cohort/grading.py: stock
-        `nbgrader autograde --student ID` per submission, `workers` at a time). It exits 1,
-        with a NOT GRADED line on stderr, when a submission could not be graded. More
-        assignments may come first in `options`: one run grades them one after the other."""
-        return subprocess.run([sys.executable, "-m", "grader", "grade", assignment, *options,
-                               f"--workers={workers}", "--no-progress", *self.grader.arguments()],
-                              check=False, cwd=self.root, capture_output=True, text=True,
-                              **self.grader.options())
-
-    def score(self, assignment, student):
-        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
-            return gb.find_submission(assignment, student).score
-
-    def cell_scores(self, assignment, student, db_url=None):
-        with Gradebook(db_url or f"sqlite:///{self.root / 'gradebook.db'}", "autograd-by-hand") as gb:
-            notebook = gb.find_submission(assignment, student).notebooks[0]
-            return {grade.name: grade.score for grade in notebook.grades}
-
-    def autograded(self, assignment, student):
-        return nbformat.read(self.root / "autograded" / student / assignment
-                             / f"{unit_of(assignment)}.ipynb", 4)
-
-
-GENERATED = {}  # assignments -> a course copy where stock nbgrader generated them (Course.generate)
-
-
-def one_glob(assignments):
-    """The assignment ids to give `nbgrader generate_assignment`, which reads one as a glob:
-    one process for every assignment ("*") or both languages of a unit ("unit-*")."""
-    every = sorted(a for pair in UNITS.values() for a in pair)
-    for pattern, matched in [("*", every), *((f"{unit}-*", sorted(pair)) for unit, pair in UNITS.items())]:
-        if list(assignments) == matched:
-            return [pattern]
-    return list(assignments)
-
-
-def unit_of(assignment):
-    return assignment.rsplit("-", 1)[0]
-
-
-def fill(nb, answers):
-    """`nb` with the answer cells named in `answers` (grade_id -> code) replaced."""
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in answers:
-            cell.source = answers[grade_id]
-    return nb
-
-
-def verdict_text(cell):
-    """The grader's verdict, always the first output of a graded test cell."""
-    first = cell.outputs[0]
-    return first.get("evalue") or first.get("text", "")
-
-
-def graded_cells(nb):
-    """Autograded test cells (manually graded answers are the instructor's)."""
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
-            if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
-
-
-def course_folder():
-    """A new folder for a course copy, reachable by the grading user (pytest's own
-    temporary folders are private to root)."""
-    return tempfile.mkdtemp(prefix="course-copy-")
-
-
 @pytest.fixture(scope="session")
 def postgres():
     """The SQLAlchemy URL of an empty database on a real PostgreSQL server of its own
-    (tests/servers.py), run as the grading user when the tests run as root."""
-    from servers import postgresql, postgresql_bin
+    (tests/support/servers.py), run as the grading user when the tests run as root."""
+    from support.servers import postgresql, postgresql_bin
     if postgresql_bin() is None:
         pytest.skip("PostgreSQL is not installed (Debian's `postgresql` package; .ci/run installs it)")
     with postgresql(ordinary_user() if os.geteuid() == 0 else None) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def serial_theory03(grader):
+    """theory03's small cohort graded serially by stock nbgrader, once per session
+    (tests/support/cohort.py): the course copy."""
+    from support.cohort import serial_theory03
+
+    from grader.sandbox.kernel import sandbox_available
+    if not sandbox_available():
+        pytest.skip("bubblewrap is not installed: grading runs sandboxed")
+    copy = serial_theory03(grader)
+    yield copy
+    shutil.rmtree(copy.root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

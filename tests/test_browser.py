@@ -19,11 +19,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from servers import free_port
+from support.browser import CHROMIUM, run_all, type_into
+from support.servers import free_port
 
 from authoring.build import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason="Chromium is missing (apt-get install chromium)")
@@ -58,7 +58,7 @@ class Student:
 def student(tmp_path_factory):
     """One clone for the whole session (every assignment started in it, one after the
     other), owned by a throw-away ordinary user when the suite runs as root."""
-    from conftest import ordinary_user  # lets others traverse to the interpreter
+    from support.course import ordinary_user  # lets others traverse to the interpreter
     clone = Path(tempfile.mkdtemp(prefix="h17test-clone-"))
     home = Path(tempfile.mkdtemp(prefix="h17test-home-"))
     shutil.copytree(ROOT / "release", clone / "release")
@@ -121,55 +121,9 @@ MISSING = {"en": "this graded cell is missing", "es": "falta esta celda califica
 EXERCISE = {"en": "Exercise", "es": "Ejercicio"}
 
 
-def cells(page):
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
-
-
-def prompts(page):
-    return page.locator(".jp-CodeCell .jp-InputPrompt").evaluate_all("els => els.map(e => e.textContent)")
-
-
-def run_all(page, seconds=240):
-    """Run every cell from the Run menu; wait until the run has begun (the first
-    prompt changed) and then until no cell is queued or running. Right after the page
-    loads, JupyterLab may not yet count the notebook as the current widget and the menu
-    item does nothing (seen on CI): a student would click again, and so does this."""
-    before = prompts(page)
-    deadline = time.monotonic() + seconds
-    begun, clicked = False, None
-    while time.monotonic() < deadline:
-        if not begun and (clicked is None or time.monotonic() - clicked > 20):
-            if clicked is not None:
-                print("Run All clicked again: the run had not begun 20 s after the first click")
-            cells(page).first.locator(".jp-InputPrompt").click()  # the notebook, made current
-            page.click("#jp-MainMenu .lm-MenuBar-item:has-text('Run')")
-            page.click(".lm-Menu-item[data-command='runmenu:run-all']")
-            clicked = time.monotonic()
-        now = prompts(page)
-        begun = begun or now[:1] != before[:1]
-        idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]").count()
-        if begun and idle and not any("*" in p for p in now):
-            return
-        time.sleep(0.5)
-    page.screenshot(path=str(Path(tempfile.gettempdir()) / "browser-still-running.png"), full_page=True)
-    raise AssertionError(f"the notebook was still running after {seconds} s: begun {begun}, "
-                         f"idle {idle}, prompts {now[:8]}")
-
-
 def error_texts(page):
     return page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']") \
         .evaluate_all("els => els.map(e => e.textContent)")
-
-
-def type_into(page, index, code):
-    """Replace cell `index`'s text with `code`, as a student pasting it would."""
-    cell = cells(page).nth(index)
-    cell.scroll_into_view_if_needed()
-    if "jp-MarkdownCell" in (cell.get_attribute("class") or ""):
-        cell.dblclick()  # a rendered written answer opens its editor on a double click
-    cell.locator(".cm-content").click()
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(code)
 
 
 def validate(page):

@@ -21,10 +21,10 @@ from pathlib import Path
 from shutil import which
 
 import pytest
+from support.browser import CHROMIUM, cells, run_all, type_into
 
 from authoring.build import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytest.importorskip("jupyterhub", reason="jupyterhub is not installed (pip install -r requirements.txt)")
 pytestmark = [
@@ -124,7 +124,6 @@ def assignment_list(page):
 
 
 def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom, tmp_path):
-    from test_browser import cells, run_all, type_into
     url, people = classroom["url"], classroom["people"]
     shots = tmp_path
     figures = {}
@@ -272,7 +271,6 @@ def probe(page, shots, people, exchange):
         page.click(".jp-Dialog .jp-mod-accept", timeout=15_000)  # the kernel chooser: Python 3
     except playwright.Error:
         pass  # no chooser: the default kernel started
-    from test_browser import cells, type_into
     page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator"
                            "[data-status=idle]", timeout=90_000)
     type_into(page, 0, code)

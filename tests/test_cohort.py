@@ -4,12 +4,12 @@ not take its neighbour's processes.
 
 One small cohort (fork bomb, honest, wrong, hard-coded in English; fork bomb,
 honest, hard-coded in Spanish) is graded twice, in two course copies: serially
-by stock nbgrader, and in parallel by the command, two at a time. The English
+by stock nbgrader (once per session, `serial_theory03`: tests/support/cohort.py), and
+in parallel by the command, two at a time. The English
 run is the tests' ordinary user with a cgroup per kernel; the Spanish one is
 root without cgroups, where the process limit is an rlimit counted per user and
 each worker's kernels get a user of their own.
 """
-import json
 import os
 import re
 import signal
@@ -20,8 +20,24 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from corpus.cases import FORK_BOMB, HARD, cell
+from support.cohort import (
+    EXPECTED,
+    STAND_IN,
+    THEORY03,
+    local_cluster,
+    stand_in,
+    theory03_cohort,
+)
+from support.corpus import (
+    LIMITS,  # the corpus's limits: the fork bomb meets 128 processes
+)
+from support.course import (
+    Course,
+    course_folder,
+    gradebook_rows,
+    graded_cells,
+    verdict_text,
+)
 
 from grader.reports.report import shape_of
 from grader.sandbox.kernel import sandbox_available
@@ -30,36 +46,16 @@ from grader.sandbox.uids import UID_BASE
 pytestmark = pytest.mark.skipif(not sandbox_available(),
                                 reason="bubblewrap is not installed: grading runs sandboxed")
 
-ASSIGNMENTS = ("theory03-en", "theory03-es")
-WRONG = {"theory03-forward-answer":
-         "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
-# the hostile corpus's limits (tests/test_hostile.py): the fork bomb meets 128 processes
-LIMITS = ["--Execute.timeout=10", "--GradingExecute.notebook_timeout=60",
-          "--SandboxedKernelManager.process_limit=128"]
-
-
-EXPECTED = {"a-fork-bomb": 12, "a-honest": 12, "b-wrong": 10, "c-hard-coded": 0}
+ASSIGNMENTS = THEORY03
 # how each language's parallel run is made (see the docstring)
 AS_ROOT = {"theory03-en": False, "theory03-es": True}
 NO_CGROUP = ["--SandboxedKernelManager.use_cgroup=False"]
 
 
-def cohort(course, assignment):
-    """name -> notebook. Sorted names put the fork bomb and honest work side by side."""
-    bomb = course.solved(assignment)
-    bomb.cells.insert(4, cell(FORK_BOMB))
-    names = {"a-fork-bomb": bomb, "a-honest": course.solved(assignment),
-             "b-wrong": fill(course.solved(assignment), WRONG),
-             "c-hard-coded": fill(course.solved(assignment), HARD)}
-    if assignment == "theory03-es":
-        del names["b-wrong"]  # each graded notebook costs seconds on 2 cores
-    return names
-
-
 def make_course(grader):
     course = Course(course_folder(), grader, generated=ASSIGNMENTS)
     for assignment in ASSIGNMENTS:
-        for name, nb in cohort(course, assignment).items():
+        for name, nb in theory03_cohort(course, assignment).items():
             course.submit(name, assignment, nb)
     return course
 
@@ -75,7 +71,7 @@ def results(course, assignment, db_url=None):
     """student -> {grade_id: (score, reason with its numbers blanked)}: the inputs are drawn
     afresh from each run's seed, the rest of a reason must be the same."""
     found = {}
-    for name in cohort(course, assignment):
+    for name in theory03_cohort(course, assignment):
         scores = course.cell_scores(assignment, name, db_url)
         cells = graded_cells(course.autograded(assignment, name))
         found[name] = {gid: (scores[gid], shape_of(verdict_text(c)))
@@ -84,18 +80,14 @@ def results(course, assignment, db_url=None):
 
 
 @pytest.fixture(scope="module")
-def graded(grader):
-    serial, parallel = make_course(grader), make_course(grader)
-    for assignment in ASSIGNMENTS:
-        done = serial.nbgrader("autograde", assignment, *LIMITS, check=False)
-        assert done.returncode == 0, done.stderr[-3000:]
+def graded(grader, serial_theory03):
+    serial, parallel = serial_theory03, make_course(grader)
     runs = {a: grade_command(parallel, a, "--workers=2",
                              *(NO_CGROUP if AS_ROOT[a] else parallel.grader.arguments()),
                              user=not AS_ROOT[a])
             for a in ASSIGNMENTS}
     yield serial, parallel, runs
-    for course in (serial, parallel):
-        subprocess.run(["rm", "-rf", str(course.root)], check=False)
+    subprocess.run(["rm", "-rf", str(parallel.root)], check=False)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -132,49 +124,18 @@ def test_fork_bomb_beside_honest_work(graded, assignment):
 
 @pytest.fixture(scope="module")
 def dask_cluster(grader):
-    """A real Dask scheduler and two workers (one submission at a time each), on
-    loopback, run as the grading user; yields the scheduler's address."""
-    folder = Path(course_folder())
-    grader.own(folder)
-    run_as = grader.options()
-    file = folder / "scheduler.json"
-    dask = [sys.executable, "-m", "dask"]
-    processes = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                   "--no-dashboard", "--scheduler-file", str(file)],
-                                  cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  **run_as)]
-    try:
-        deadline = time.monotonic() + 60
-        while not file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        address = json.loads(file.read_text())["address"]
-        for name in ("w0", "w1"):
-            processes.append(subprocess.Popen(
-                [*dask, "worker", address, "--name", name, "--nthreads", "1", "--no-dashboard",
-                 "--host", "127.0.0.1", "--local-directory", str(folder / name)],
-                cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **run_as))
-        from grader.cohort.cluster import threads_of
-        while threads_of(address) < 2:
-            assert time.monotonic() < deadline, "the Dask workers did not start"
-            time.sleep(0.5)
+    """A real Dask scheduler and two workers on loopback, run as the grading user;
+    yields the scheduler's address."""
+    with local_cluster(grader) as address:
         yield address
-    finally:
-        for process in processes[::-1]:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
 @pytest.fixture(scope="module")
 def on_cluster(grader, graded, dask_cluster, postgres):
     """theory03-en's cohort graded on the cluster, its gradebook in PostgreSQL (a
     database of its own on the `postgres` fixture's server; the password in PGPASSWORD)."""
-    from servers import create_database
     from sqlalchemy.engine import URL, make_url
+    from support.servers import create_database
     url = make_url(postgres).set(database="cluster")
     without_password = URL.create(url.drivername, url.username, None, url.host, url.port, url.database)
     create_database(postgres, "cluster")
@@ -185,7 +146,7 @@ def on_cluster(grader, graded, dask_cluster, postgres):
     assignment = "theory03-en"
     done = course.nbgrader("generate_assignment", assignment, "--force", check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    for name, nb in cohort(course, assignment).items():
+    for name, nb in theory03_cohort(course, assignment).items():
         course.submit(name, assignment, nb)
     run = grade_command(course, assignment, f"--scheduler={dask_cluster}", *grader.arguments())
     yield course, run, url.render_as_string(hide_password=False)
@@ -208,7 +169,6 @@ class PasswordFor:
 
 
 def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, dask_cluster):
-    from test_gradebook_postgres import gradebook_rows
     serial, _, _ = graded
     course, run, db_url = on_cluster
     assert run.returncode == 0, run.stderr[-3000:]
@@ -216,8 +176,8 @@ def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, das
     # the same verdicts, and the same gradebook rows, here in PostgreSQL
     assert not (course.root / "gradebook.db").exists()
     assert results(course, "theory03-en", db_url) == results(serial, "theory03-en")
-    serial_rows = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}")
-    assert gradebook_rows(db_url) == {name: serial_rows[name] for name in cohort(course, "theory03-en")}
+    serial_rows = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}", "theory03-en")
+    assert gradebook_rows(db_url, "theory03-en") == {name: serial_rows[name] for name in theory03_cohort(course, "theory03-en")}
     # the fork bomb met its limit on a worker, in a cgroup of its own, beside honest work
     bomb = course.autograded("theory03-en", "a-fork-bomb")
     outputs = "\n".join(o.get("text", "") for c in bomb.cells if c.cell_type == "code"
@@ -241,33 +201,6 @@ def test_report_written(graded):
 
 
 # ---- the run's own bookkeeping, with stand-ins for nbgrader (no kernels: cheap) ----
-
-def stand_in(script):
-    """A grading process that runs `script` (with `folder`, `student` and `tries` set)."""
-    def make(root, assignment, student, options):
-        folder = root / "autograded" / student / assignment
-        return [sys.executable, "-c", f"import os, pathlib, signal, sys, time\n"
-                f"folder = pathlib.Path({str(folder)!r}); student = {student!r}\n"
-                f"tries = pathlib.Path({str(root)!r}) / (student + '.tries')\n" + script]
-    return make
-
-
-STAND_IN = '''
-tries.write_text(tries.read_text() + "x" if tries.exists() else "x")
-folder.mkdir(parents=True, exist_ok=True)
-(folder / "half-written").write_text("")
-if student == "dies":
-    os.kill(os.getpid(), signal.SIGKILL)
-if student == "locked" and len(tries.read_text()) < 2:
-    # as nbgrader's log has it: a traceback, ending with the exception line
-    print('[AutogradeApp | ERROR] Traceback (most recent call last):   File "base.py", line 1, in '
-          'convert_notebooks  sqlalchemy.exc.OperationalError: (sqlite3.OperationalError) '
-          'database is locked'); sys.exit(1)
-if student == "sleeps":
-    signal.signal(signal.SIGINT, lambda *a: (tries.write_text("interrupted"), sys.exit(1)))
-    time.sleep(60)
-'''
-
 
 @pytest.fixture
 def stand_in_course(tmp_path, monkeypatch):
@@ -293,7 +226,7 @@ def test_a_dead_process_is_reported_and_leaves_nothing_half_written(stand_in_cou
 def test_ctrl_c_interrupts_each_process_once(tmp_path):
     (tmp_path / "submitted" / "sleeps" / "a1").mkdir(parents=True)
     script = (f"import grader.cohort.grading as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-              "from test_cohort import stand_in, STAND_IN\n"
+              "from support.cohort import stand_in, STAND_IN\n"
               "c.command = stand_in(STAND_IN)\nc.plan = lambda r, w, o: c.Plan(w)\n"
               f"c.grade({str(tmp_path)!r}, 'a1', workers=1, progress=False, report=False)")
     parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
@@ -329,7 +262,7 @@ def test_a_killed_parent_interrupts_its_grading_processes(tmp_path):
     grading unwatched: each is interrupted as Ctrl-C would, and cleans up."""
     (tmp_path / "submitted" / "sleeps" / "a1").mkdir(parents=True)
     script = (f"import grader.cohort.grading as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-              "from test_cohort import stand_in, STAND_IN\n"
+              "from support.cohort import stand_in, STAND_IN\n"
               "c.command = stand_in(STAND_IN)\nc.plan = lambda r, w, o: c.Plan(w)\n"
               f"c.grade({str(tmp_path)!r}, 'a1', workers=1, progress=False, report=False)")
     parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.DEVNULL)

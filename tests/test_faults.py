@@ -3,7 +3,7 @@ a database that stays away, a kernel that dies while starting, what a killed
 worker leaves behind.
 
 The database faults are real: a PostgreSQL server of the test's own (on
-loopback, tests/servers.py) is stopped with `pg_ctl stop -m fast` in the middle
+loopback, tests/support/servers.py) is stopped with `pg_ctl stop -m fast` in the middle
 of a run, so the grading processes meet the errors psycopg really raises. The
 grading processes are stand-ins (a few lines that write their student's row
 through psycopg, as nbgrader's SaveAutoGrades does): no kernels, cheap.
@@ -15,8 +15,8 @@ import threading
 import time
 
 import pytest
-from conftest import ordinary_user
-from servers import CONTROL, postgresql, postgresql_bin
+from support.course import ordinary_user
+from support.servers import CONTROL, postgresql, postgresql_bin
 
 needs_postgres = pytest.mark.skipif(postgresql_bin() is None, reason="PostgreSQL is not installed")
 
@@ -51,7 +51,7 @@ def database():
 
 @pytest.fixture
 def stand_in_cohort(tmp_path, monkeypatch, database):
-    from test_cohort import stand_in
+    from support.cohort import stand_in
 
     import grader.cohort.grading as cohort_module
     monkeypatch.setattr(cohort_module, "command", stand_in(WRITES_ITS_ROW))
@@ -118,7 +118,7 @@ def test_an_unreachable_database_stops_the_run_cleanly(stand_in_cohort, monkeypa
 def test_the_report_of_a_run_that_reached_no_database_via_the_command(tmp_path):
     """The documented command, with a gradebook URL where no server listens: a clean
     stop and a plain message, no traceback (nbgrader itself is run)."""
-    from servers import free_port
+    from support.servers import free_port
 
     from authoring.build import ROOT
     for name in ("release", "source"):

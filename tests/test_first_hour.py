@@ -67,8 +67,8 @@ def test_a_submitted_file_goes_through_moodle_and_canvas_exports_to_grading(grad
     import shutil
     import zipfile
 
-    from conftest import Course, course_folder
     from nbgrader.api import Gradebook
+    from support.course import Course, course_folder
 
     from course.start import start
     from course.submit import submit

@@ -22,14 +22,14 @@ from contextlib import contextmanager
 
 import nbformat
 import pytest
-from conftest import Course, course_folder
 from nbgrader.api import Gradebook, Student
-from servers import free_port
 from sqlalchemy import event
+from support.browser import CHROMIUM
+from support.course import Course, course_folder
+from support.servers import free_port
 
 from grader.plugins.student_fields import CHECKS, unsafe_email, unsafe_name
 
-CHROMIUM = "/usr/bin/chromium"
 ASSIGNMENT, NOTEBOOK = "theory03-en", "theory03"
 TOKEN = "course-formgrader-test"
 # what a student (or an LMS export) could put in an id, a name, an email or a comment;

@@ -4,9 +4,11 @@ Three theory03-en submissions (honest, blank, one wrong answer) are graded
 twice, in two course copies: serially by stock `nbgrader autograde` into the
 SQLite gradebook nbgrader makes by default, and in parallel by
 `python -m grader grade --workers 2` into a database on a real PostgreSQL
-server (the `postgres` fixture, tests/servers.py). The gradebook rows must be
+server (the `postgres` fixture, tests/support/servers.py). The gradebook rows must be
 the same. The course's configuration names the database without its password,
 which the grading processes get from PGPASSWORD, as the README advises.
+The serial run is theory03's small cohort, graded once per session for every
+module that compares with it (`serial_theory03`, tests/support/cohort.py).
 """
 import csv
 import os
@@ -15,59 +17,49 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
-from nbgrader.api import Gradebook, get_alembic_version
+from nbgrader.api import get_alembic_version
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import URL, make_url
+from support.cohort import EXPECTED as COHORT_TOTALS
+from support.cohort import theory03_cohort
+from support.course import (
+    COURSE_ID,
+    Course,
+    course_folder,
+    gradebook_rows,
+    graded_cells,
+    verdict_text,
+)
 
 from authoring.build import nbgrader
 from grader.reports.report import shape_of
-from grader.sandbox.kernel import sandbox_available
 
 ASSIGNMENT = "theory03-en"
-COURSE_ID = "autograd-by-hand"  # grader/plugins/wiring.py
-WRONG = {"theory03-forward-answer":
-         "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
-EXPECTED = {"blank": 0, "honest": 12, "wrong": 10}
+# part of theory03's small cohort (tests/support/cohort.py), whose serial grading by
+# stock nbgrader with SQLite, made once per session, is what PostgreSQL must hold
+NAMES = ("a-honest", "b-wrong", "blank")
+EXPECTED = {name: COHORT_TOTALS[name] for name in NAMES}
 
 
 def submissions(course):
-    return {"blank": course.release(ASSIGNMENT), "honest": course.solved(ASSIGNMENT),
-            "wrong": fill(course.solved(ASSIGNMENT), WRONG)}
+    return {"blank": course.release(ASSIGNMENT),
+            **{name: nb for name, nb in theory03_cohort(course, ASSIGNMENT).items() if name in NAMES}}
 
 
-def make_course(grader, db_url=None, password=None):
-    """A course copy with the submissions; its gradebook in `db_url` when given
-    (the password, if any, in PGPASSWORD). Returns it and how to run its commands."""
+def make_course(grader, db_url, password):
+    """A course copy with the submissions, its gradebook in `db_url` (the password in
+    PGPASSWORD). Returns it and how to run its commands."""
     course = Course(course_folder(), grader)
     options = grader.options()
-    if db_url is not None:
-        with open(course.root / "nbgrader_config.py", "a") as config:
-            config.write(f"c.CourseDirectory.db_url = {db_url!r}\n")
-        options["env"]["PGPASSWORD"] = password
+    with open(course.root / "nbgrader_config.py", "a") as config:
+        config.write(f"c.CourseDirectory.db_url = {db_url!r}\n")
+    options["env"]["PGPASSWORD"] = password
     done = nbgrader("generate_assignment", ASSIGNMENT, "--force", root=course.root, check=False,
                     capture_output=True, text=True, **options)
     assert done.returncode == 0, done.stderr[-3000:]
     for name, nb in submissions(course).items():
         course.submit(name, ASSIGNMENT, nb)
     return course, options
-
-
-def gradebook_rows(db_url):
-    """student -> what the gradebook holds of their submission: totals, and per cell its
-    scores and whether it still needs a person."""
-    found = {}
-    with Gradebook(db_url, COURSE_ID) as gb:
-        for student in sorted(s.id for s in gb.students):
-            submission = gb.find_submission(ASSIGNMENT, student)
-            found[student] = {
-                "score": submission.score, "max_score": submission.max_score,
-                "code_score": submission.code_score,
-                "needs_manual_grade": submission.needs_manual_grade,
-                "cells": {grade.name: (grade.auto_score, grade.manual_score, grade.extra_credit,
-                                       grade.needs_manual_grade)
-                          for notebook in submission.notebooks for grade in notebook.grades}}
-    return found
 
 
 def verdicts(course):
@@ -78,23 +70,18 @@ def verdicts(course):
 
 
 @pytest.fixture(scope="module")
-def graded(grader, postgres):
-    if not sandbox_available():
-        pytest.skip("bubblewrap is not installed: grading runs sandboxed")
+def graded(grader, postgres, serial_theory03):
     url = make_url(postgres)
-    serial, _ = make_course(grader)
+    serial = serial_theory03
     without_password = URL.create(url.drivername, url.username, None, url.host, url.port,
                                   url.database)
     parallel, options = make_course(grader, without_password.render_as_string(hide_password=False),
                                     url.password)
-    done = serial.nbgrader("autograde", ASSIGNMENT, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
     run = subprocess.run([sys.executable, "-m", "grader", "grade", ASSIGNMENT, "--workers", "2",
                           "--no-progress", *parallel.grader.arguments()],
                          check=False, cwd=parallel.root, capture_output=True, text=True, **options)
     yield serial, parallel, run, options
-    for course in (serial, parallel):
-        subprocess.run(["rm", "-rf", str(course.root)], check=False)
+    subprocess.run(["rm", "-rf", str(parallel.root)], check=False)
 
 
 def test_postgres_gradebook_holds_what_serial_sqlite_holds(graded, postgres):
@@ -103,8 +90,9 @@ def test_postgres_gradebook_holds_what_serial_sqlite_holds(graded, postgres):
     assert "2 at a time" in run.stderr
     # nothing went to a SQLite gradebook beside the course: the rows are in PostgreSQL
     assert not (parallel.root / "gradebook.db").exists()
-    expected = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}")
-    got = gradebook_rows(postgres)
+    serial_rows = gradebook_rows(f"sqlite:///{serial.root / 'gradebook.db'}", ASSIGNMENT)
+    expected = {name: serial_rows[name] for name in NAMES}
+    got = gradebook_rows(postgres, ASSIGNMENT)
     assert got == expected
     assert {name: rows["score"] for name, rows in got.items()} == EXPECTED
     assert verdicts(parallel) == verdicts(serial)

@@ -15,44 +15,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import UNITS, fill, graded_cells, unit_of, verdict_text
+from support.answers import HARD_CODED
+from support.course import ASSIGNMENTS, fill, graded_cells, unit_of, verdict_text
 
 from authoring.build import ROOT, nbgrader
 from grader.checks import find_check
-
-ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
-
-AUTOGRAD_SHORTCUT = """def linear_grads(x, W, b, target):
-    loss = 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()
-    loss.backward()
-    return x.grad, W.grad, b.grad"""
-
-# Answers that reproduce the numbers of the diamond without computing anything.
-HARD_CODED = {
-    "theory03": {
-        "theory03-forward-answer": "def forward(a, b, c):\n    return 6, 10, -2, -20",
-        "theory03-gradients-answer": "def gradients(a, b, c):\n    return 4, -4, -12",
-        "theory03-central-answer": "def central_difference(f, x, eps=1e-5):\n    return 4.0",
-        "theory03-partial-answer": "def partial_difference(f, point, i, eps=1e-5):\n"
-                                   "    return (4, -4, -12)[i]",
-        "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
-                                "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
-    },
-    # autograd's gradients instead of the formulas, and Part C's chain as a literal
-    "lab01": {
-        "lab01-formulas-answer": AUTOGRAD_SHORTCUT,
-        "lab01-walk-answer": "def grad_fn_walk(loss):\n    return ['MulBackward0', 'SumBackward0', "
-                             "'PowBackward0', 'SubBackward0', 'AddmmBackward0', 'AccumulateGrad', "
-                             "'AccumulateGrad', 'TBackward0', 'AccumulateGrad']",
-    },
-    # a gradcheck that always says True (the visible test's sign bug shows it),
-    # and a complex step that knows the visible test's two functions
-    "lab03": {
-        "lab03-gradcheck-answer": "def gradcheck(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):\n    return True",
-        "lab03-bonus-complex-answer": "def complex_step(f, x, h=1e-20):\n"
-                                      "    return math.cos(x) if f is cmath.sin else 1 - math.tanh(x) ** 2",
-    },
-}
 
 
 def validate_all(folder, *options):

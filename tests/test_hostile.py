@@ -1,4 +1,4 @@
-"""The hostile corpus, graded by an ordinary user (see conftest.py) in one run
+"""The hostile corpus, graded by an ordinary user (see tests/support/course.py) in one run
 of the course's parallel command, `python -m grader grade --workers 2` (stock
 `nbgrader autograde --student` per submission, two at a time, each kernel in a
 cgroup of its own): the expectations were established by serial stock
@@ -13,112 +13,42 @@ output that it found nothing; honest work graded in the same run is
 unaffected; the course files and the gradebook are intact; nothing is left
 behind on the host.
 """
-import glob
-import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 
 import pytest
-from conftest import Course, course_folder, graded_cells, verdict_text
-from corpus.cases import CASES
-from hostile import (
+from support.corpus import (
+    ASSIGNMENT,
+    CASES,
+    CELL_SECONDS,
+    LIMITS,
+    NOTEBOOK_SECONDS,
+    TOKEN,
+    GradedCorpus,
+    Listener,
+    corpus_course,
+    digest,
+    leftovers,
+    outcomes,
+)
+from support.course import Course, course_folder, graded_cells, verdict_text
+from support.hostile import (
     HostGrowth,
     assert_every_submission_graded,
     assert_private_fill_found_nothing,
     printed,
-    submitted_course,
 )
 
-from grader.reports.report import cohort, shape_of
+from grader.reports.report import cohort
 from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(
     not sandbox_available(),
     reason="bubblewrap is not installed (apt-get install bubblewrap): the hostile corpus "
            "runs only sandboxed")
-ASSIGNMENT = "theory03-en"
-
-
-def digest(folder):
-    h = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            h.update(str(path.relative_to(folder)).encode() + path.read_bytes())
-    return h.hexdigest()
-
-
-class Listener:
-    """A loopback TCP server that records whether anybody reached it."""
-
-    def __init__(self):
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.server.settimeout(0.5)
-        self.reached, self.running = [], True
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while self.running:
-            try:
-                connection, _ = self.server.accept()
-                self.reached.append(connection.recv(100))
-                connection.close()
-            except OSError:
-                pass
-
-
-# The corpus is graded two at a time on 2 cores: the imports cell (torch) of
-# a kernel sharing the machine took over 5 s, failing honest work, and replays
-# after kernel deaths outlasted 40 s. Endless cells still end in seconds.
-CELL_SECONDS = 10  # the corpus run's cell timeout
-NOTEBOOK_SECONDS = 60  # its wall-clock budget per notebook (slow_and_dying sleeps 72 s in all)
-# fewer processes than the default 512: a kernel that has imported torch forks
-# slowly (its page tables are large), and 512 forks on a loaded 2-core machine
-# outlasted a 5 s cell timeout on CI, hiding the "fork refused" this case shows
-PROCESS_LIMIT = 128
-
-
-LIMITS = (f"--Execute.timeout={CELL_SECONDS}", f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}",
-          f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}")
-
-
-TOKEN = f"hostile-{os.getpid()}"  # names the private-fill case's files: HostGrowth looks for it
-
-
-def leftovers():
-    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
-
-
-def corpus_course(grader, listener, names):
-    """A course copy with the corpus's cases `names` submitted, one student each."""
-    def submissions(course):
-        (course.root / "canary.txt").write_text("instructor's file")
-        paths = {"source": course.root / "source" / ASSIGNMENT / "theory03.ipynb",
-                     "gradebook": course.root / "gradebook.db", "canary": course.root / "canary.txt",
-                     "source_dir": course.root / "source", "port": listener.port, "root": course.root,
-                     "classmate": course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb",
-                     "token": TOKEN}
-        return {name: case(CASES[name][0], course, paths) for name in names}
-    return submitted_course(grader, ASSIGNMENT, submissions)
-
-
-def case(make, course, paths):
-    """A corpus case's submission: its notebook (or file), and what it plants beside it."""
-    notebook = make if isinstance(make, (str, bytes)) else make(course, paths)
-    plant = getattr(make, "plant", None)
-    return (notebook, lambda folder: plant(folder, paths)) if plant else notebook
-
-
-def outcomes(rows):
-    """student -> (score, {grade id: reason with its numbers and signs blanked})."""
-    return {row["student"]: (row["score"], {key: shape_of(value) for key, value in row.items()
-                                            if key.endswith(" reason")})
-            for row in rows}
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +65,8 @@ def graded(grader):
     left = leftovers() - left_before
     listener.running = False
     report = course.nbgrader("export", "--to", str(course.root / "grades.csv"), check=False)
-    yield course, result, before, listener, cohort(course.root, ASSIGNMENT), report, left, growth
+    yield GradedCorpus(course=course, result=result, before=before, listener=listener,
+                       report=cohort(course.root, ASSIGNMENT), export=report, left=left, growth=growth)
     shutil.rmtree(course.root, ignore_errors=True)
 
 
@@ -144,13 +75,13 @@ def outputs(course, name):
 
 
 def test_every_case_was_graded_two_at_a_time(graded):
-    assert_every_submission_graded(graded[0], graded[1], ASSIGNMENT, CASES)
+    assert_every_submission_graded(graded.course, graded.result, ASSIGNMENT, CASES)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_case_gets_its_score_and_a_reason(graded, name):
-    _, result, _, _, (ids, rows), _, _, _ = graded
-    _, score, reasons = CASES[name]
+    result, (ids, rows) = graded.result, graded.report
+    score, reasons = CASES[name].score, CASES[name].reasons
     row = next(r for r in rows if r["student"] == name)
     assert row["score"] == score, (row, result.stderr[-2000:])
     assert row["max_score"] == 12
@@ -176,7 +107,7 @@ BROKEN_CELLS = {  # case: what the cell that broke says
 
 @pytest.mark.parametrize("name", BROKEN_CELLS)
 def test_reason_of_the_cell_that_broke(graded, name):
-    text = outputs(graded[0], name)
+    text = outputs(graded.course, name)
     assert BROKEN_CELLS[name] in text, text[-1500:]  # on failure: what the cell did say
 
 
@@ -188,13 +119,19 @@ SHARED_LIMITS = ("honest", "fork_bomb", "memory_bomb", "memfd_hold", "dying_kern
 ESCAPES = "=HYPERLINK(1)"
 
 
+# of those, the ones theory03's small cohort holds too (tests/support/cohort.py: the same
+# notebooks, graded serially by stock nbgrader once per session): case -> its student there
+IN_SERIAL_THEORY03 = {"honest": "a-honest", "fork_bomb": "a-fork-bomb"}
+
+
 @pytest.fixture(scope="module")
 def serially(grader):
-    """SHARED_LIMITS and ESCAPES graded again, in a course copy of their own, one after
-    another by stock `nbgrader autograde` (one run for the two tests below): the copy and
-    the command's result."""
+    """The other SHARED_LIMITS cases and ESCAPES graded again, in a course copy of their own,
+    one after another by stock `nbgrader autograde` (one run for the two tests below): the
+    copy and the command's result."""
     listener = Listener()
-    course = corpus_course(grader, listener, (*SHARED_LIMITS, ESCAPES))
+    again = [name for name in SHARED_LIMITS if name not in IN_SERIAL_THEORY03]
+    course = corpus_course(grader, listener, (*again, ESCAPES))
     try:
         yield course, course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
     finally:
@@ -202,31 +139,33 @@ def serially(grader):
         shutil.rmtree(course.root, ignore_errors=True)
 
 
-def test_parallel_gives_the_scores_and_reasons_serial_grading_gives(graded, serially):
+def test_parallel_gives_the_scores_and_reasons_serial_grading_gives(graded, serially, serial_theory03):
     """Those cases graded again, one after another by stock `nbgrader autograde`, get
     exactly what the parallel run gave them (numbers blanked: each run draws its own)."""
     course, done = serially
     assert done.returncode == 0, done.stderr[-3000:]
     serial = outcomes(cohort(course.root, ASSIGNMENT)[1])
-    parallel = outcomes(graded[4][1])
+    theory03 = outcomes(cohort(serial_theory03.root, ASSIGNMENT)[1])
+    serial.update({name: theory03[student] for name, student in IN_SERIAL_THEORY03.items()})
+    parallel = outcomes(graded.report[1])
     for name in SHARED_LIMITS:
         print(name, serial[name][0], parallel[name][0])
         assert parallel[name] == serial[name], name
 
 
 def test_missing_graded_cells_are_named(graded):
-    top = graded[0].autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
+    top = graded.course.autograded(ASSIGNMENT, "deleted_test_cell").cells[0].source
     assert "Graded cells missing" in top and "theory03-walk" in top, top
 
 
 def test_honest_work_in_the_same_run_is_unaffected(graded):
-    course = graded[0]
+    course = graded.course
     for cell in graded_cells(course.autograded(ASSIGNMENT, "honest")).values():
         assert verdict_text(cell).startswith("✔")
 
 
 def test_course_files_and_gradebook_are_intact(graded):
-    course, _, before, listener, _, export, _, _ = graded
+    course, before, listener, export = graded.course, graded.before, graded.listener, graded.export
     assert (digest(course.root / "source"), digest(course.root / "release")) == before
     assert (course.root / "canary.txt").read_text() == "instructor's file"
     assert export.returncode == 0
@@ -239,11 +178,11 @@ def test_course_files_and_gradebook_are_intact(graded):
 def feedback(graded):
     """Every case's feedback, written once by stock `nbgrader generate_feedback` for the
     tests that read it: the command's result."""
-    return graded[0].nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
+    return graded.course.nbgrader("generate_feedback", ASSIGNMENT, "--force", check=False)
 
 
 def test_feedback_never_shows_hidden_tests(graded, feedback):
-    course = graded[0]
+    course = graded.course
     pages = list((course.root / "feedback").rglob("*.html"))
     assert len(pages) == len(CASES)
     for page in pages:
@@ -262,7 +201,7 @@ def test_grading_refuses_to_start_without_bubblewrap(grader):
 
 def test_tracebacks_quoting_hidden_tests_are_not_kept(graded):
     """Regression: a failing hidden check's traceback, kept as text, showed its source."""
-    course = graded[0]
+    course = graded.course
     for cell in graded_cells(course.autograded(ASSIGNMENT, "hard_coded")).values():
         text = "".join(str(o.get("text", "")) + str(o.get("evalue", "")) for o in cell.outputs)
         assert "student.probe" not in text and "HIDDEN" not in text
@@ -271,16 +210,16 @@ def test_tracebacks_quoting_hidden_tests_are_not_kept(graded):
 def test_theft_finds_nothing(graded):
     """The kernel sees neither solutions, classmates, gradebook, references, the
     grader's environment nor the course root: the attempt prints so itself."""
-    text = outputs(graded[0], "theft")
+    text = outputs(graded.course, "theft")
     for target in ("solutions", "classmate", "gradebook", "references", "environment", "course root"):
         assert f"THEFT {target}: nothing" in text, text[-2000:]
     assert "FOUND" not in text
-    planted = graded[0].grader.options()["env"]["COURSE_PLANTED_SECRET"]
-    assert planted not in (graded[0].root / "autograded" / "theft" / ASSIGNMENT / "theory03.ipynb").read_text()
+    planted = graded.course.grader.options()["env"]["COURSE_PLANTED_SECRET"]
+    assert planted not in (graded.course.root / "autograded" / "theft" / ASSIGNMENT / "theory03.ipynb").read_text()
 
 
 def test_every_kernel_is_told_what_defends_it(graded):
-    course = graded[0]
+    course = graded.course
     for name in ("honest", "fork_bomb", "memfd_hold"):
         nb = course.autograded(ASSIGNMENT, name)
         defences = nb.metadata["course"]["grading"]["defences"]
@@ -289,24 +228,24 @@ def test_every_kernel_is_told_what_defends_it(graded):
 
 def test_stock_nbgrader_says_its_defences_and_keeps_the_terminal_clean(serially):
     """Serial stock `nbgrader autograde` of the case whose reason carries escape sequences
-    (beside the SHARED_LIMITS cases): nbgrader's own log (which the parallel command keeps
+    (beside the other SHARED_LIMITS cases): nbgrader's own log (which the parallel command keeps
     off the terminal) says which defences are active and carries no control characters."""
     course, result = serially
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Grading defences: bubblewrap" in result.stderr
     for text in (result.stdout, result.stderr):
         assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
-    assert course.score(ASSIGNMENT, ESCAPES) == CASES[ESCAPES][1]
+    assert course.score(ASSIGNMENT, ESCAPES) == CASES[ESCAPES].score
 
 
 def needs_cgroup(graded):
-    defences = graded[0].autograded(ASSIGNMENT, "honest").metadata["course"]["grading"]["defences"]
+    defences = graded.course.autograded(ASSIGNMENT, "honest").metadata["course"]["grading"]["defences"]
     if "cgroup" not in defences:
         pytest.skip(f"no cgroup could be made here ({defences}): memory is limited as address space only")
 
 
 def test_memory_outside_the_heap_is_counted(graded):
-    course = graded[0]
+    course = graded.course
     text = outputs(course, "tmpfs_fill")
     assert "tmp refused after" in text and "No space left" in text, text[-500:]
     assert int(text.split("tmp refused after")[1].split()[0]) <= 256
@@ -319,7 +258,7 @@ def test_memory_outside_the_heap_is_counted(graded):
 
 
 def test_student_html_and_markdown_are_inert(graded, feedback):
-    course = graded[0]
+    course = graded.course
     nb = course.autograded(ASSIGNMENT, "scripts")
     shown = json.dumps([c.get("outputs", []) for c in nb.cells])
     written = json.dumps([c.source for c in nb.cells if c.cell_type != "code"])
@@ -333,19 +272,19 @@ def test_student_html_and_markdown_are_inert(graded, feedback):
 
 
 def test_report_and_terminal_get_no_control_characters_or_formulas(graded):
-    course = graded[0]
+    course = graded.course
     result = subprocess.run([sys.executable, "-m", "grader", "report", ASSIGNMENT], cwd=course.root,
                             capture_output=True, text=True, check=True)
     csv_text = (course.root / "reports" / f"{ASSIGNMENT}.csv").read_text()
     # the parallel command's terminal output: its notes and the report it prints
-    for text in (result.stdout, csv_text, graded[1].stderr, graded[1].stdout):
+    for text in (result.stdout, csv_text, graded.result.stderr, graded.result.stdout):
         assert not any(ch in text for ch in "\x1b\x07\r"), repr(text[-300:])
     assert "\n\"=HYPERLINK" not in csv_text and "\"'=HYPERLINK(1)\"" in csv_text
     assert "honest                  10/10 forged" in csv_text  # the text stays, inert
 
 
 def test_one_slow_dying_notebook_is_bounded(graded):
-    course = graded[0]
+    course = graded.course
     nb = course.autograded(ASSIGNMENT, "slow_and_dying")
     assert f"used up its {NOTEBOOK_SECONDS} s" in outputs(course, "slow_and_dying")
     size = (course.root / "autograded" / "display_updates" / ASSIGNMENT / "theory03.ipynb").stat().st_size
@@ -354,20 +293,20 @@ def test_one_slow_dying_notebook_is_bounded(graded):
 
 
 def test_evidence_out_of_range_is_judged_not_dropped(graded):
-    course = graded[0]
+    course = graded.course
     assert (course.root / "autograded" / "out_of_range" / ASSIGNMENT / "theory03.ipynb").exists()
 
 
 def test_after_a_death_the_first_run_outputs_stand(graded):
-    text = outputs(graded[0], "replayed")
+    text = outputs(graded.course, "replayed")
     before = float(text.split("before the death at")[1].split()[0])
     dying = float(text.split("dying at")[1].split()[0])
     assert before < dying  # the replay, later, did not overwrite the first run's output
 
 
 def test_nothing_is_left_behind(graded):
-    assert graded[6] == set()
-    parent = graded[0].grader.delegated
+    assert graded.left == set()
+    parent = graded.course.grader.delegated
     for folder in parent:
         assert not list(folder.glob("course-kernel-*")), folder
 
@@ -377,7 +316,7 @@ def test_nothing_beside_the_notebook_is_followed_or_copied(graded):
     FIFO and a 3 GiB sparse file beside the notebook: each refused with its reason at the
     top of the graded copy, none copied into autograded/ or seen by the kernel; the
     student's ordinary file and work are graded."""
-    course = graded[0]
+    course = graded.course
     folder = course.root / "autograded" / "files_beside" / ASSIGNMENT
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "theory03.ipynb"]
     top = course.autograded(ASSIGNMENT, "files_beside").cells[0].source
@@ -391,8 +330,8 @@ def test_nothing_beside_the_notebook_is_followed_or_copied(graded):
 
 
 def test_a_notebook_that_is_a_link_is_not_graded_as_the_students(graded):
-    assert "symbolic link" in outputs(graded[0], "linked_notebook")
-    assert "/tmp/" not in outputs(graded[0], "linked_notebook")  # no path of the instructor's
+    assert "symbolic link" in outputs(graded.course, "linked_notebook")
+    assert "/tmp/" not in outputs(graded.course, "linked_notebook")  # no path of the instructor's
 
 
 HOSTS_OF_THE_TEMPLATE = ("https://cdnjs.cloudflare.com/", "https://cdn.jsdelivr.net/", "https://unpkg.com/")
@@ -405,7 +344,7 @@ def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded, feedback):
     playwright = pytest.importorskip("playwright.sync_api")
     if not os.path.exists("/usr/bin/chromium"):
         pytest.skip("Chromium is missing (apt-get install chromium)")
-    course = graded[0]
+    course = graded.course
     requests, dialogs = [], []
     links = "a[href]:not([href^='#'])"  # nbconvert's own anchors to headings are skipped
     with playwright.sync_playwright() as pw:
@@ -429,7 +368,7 @@ def test_feedback_in_chromium_loads_nothing_and_runs_nothing(graded, feedback):
         browser.close()
     student_requests = [url for url in requests if not url.startswith(HOSTS_OF_THE_TEMPLATE)]
     assert student_requests == [] and dialogs == [], (student_requests, dialogs)
-    assert graded[3].reached == []
+    assert graded.listener.reached == []
 
 
 def test_the_kernels_private_folder_and_every_mount_are_capped(graded):
@@ -439,10 +378,10 @@ def test_the_kernels_private_folder_and_every_mount_are_capped(graded):
     1 GiB into its private folder and into every mount it sees: the private folder is gone
     once the kernel is up, only the capped tmpfs take bytes, up to their cap, and the host's
     disk and /dev/shm did not grow meanwhile."""
-    text = outputs(graded[0], "private_fill")
+    text = outputs(graded.course, "private_fill")
     print(text)
-    print("case's files seen on the host (MiB):", graded[7].found, "; the host grew (MiB):", graded[7].most)
-    assert_private_fill_found_nothing(text, graded[7])
+    print("case's files seen on the host (MiB):", graded.growth.found, "; the host grew (MiB):", graded.growth.most)
+    assert_private_fill_found_nothing(text, graded.growth)
 
 
 # the cases of the trust boundary's third pass, graded again by root (stock nbgrader
@@ -452,7 +391,7 @@ AS_ROOT = ("files_beside", "linked_notebook", "private_fill", "deep_message", "b
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="grading as root needs root")
 def test_root_grading_reaches_nothing_either(grader):
-    from conftest import Grader
+    from support.course import Grader
     as_root = Grader.__new__(Grader)
     as_root.user, as_root.cgroup_parent, as_root.delegated = None, "", []
     as_root.home = grader.home
@@ -464,7 +403,7 @@ def test_root_grading_reaches_nothing_either(grader):
         assert done.returncode == 0, done.stderr[-3000:]
         rows = {row["student"]: row for row in cohort(course.root, ASSIGNMENT)[1]}
         for name in AS_ROOT:
-            assert rows[name]["score"] == CASES[name][1], (name, rows[name])
+            assert rows[name]["score"] == CASES[name].score, (name, rows[name])
             assert "as nobody" in rows[name]["defences"]
         text = printed(course, ASSIGNMENT, "files_beside")
         assert "BESIDE shadow: nothing" in text and "FOUND" not in text, text[-1500:]

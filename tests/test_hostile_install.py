@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Course, course_folder, graded_cells, verdict_text
 from nbformat.v4 import new_code_cell
+from support.course import ROOT, Course, course_folder, graded_cells, verdict_text
 
 from grader.sandbox.kernel import sandbox_available
 

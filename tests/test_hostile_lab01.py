@@ -6,15 +6,15 @@ blank, autograd instead of formulas, a forged report, monkeypatched course helpe
 a dying kernel, an output flood in the cell whose honest evidence is over the cap,
 theft of the answer key, and Exercise 1a's plausible wrong sums over paths, beside honest work."""
 import pytest
-from conftest import fill, graded_cells, verdict_text
-from hostile import (
+from support.answers import AUTOGRAD_SHORTCUT
+from support.course import fill, graded_cells, verdict_text
+from support.hostile import (
     assert_every_submission_graded,
     graded_cohort,
     printed,
     verdicts,
     with_cell,
 )
-from test_grading import AUTOGRAD_SHORTCUT
 
 from grader.sandbox.kernel import sandbox_available
 

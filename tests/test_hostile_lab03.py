@@ -9,16 +9,15 @@ reference gradcheck), each with the score it must get."""
 import re
 
 import pytest
-from conftest import fill
-from hostile import (
+from support.answers import HARD_CODED, wrong_hunts
+from support.course import fill
+from support.hostile import (
     assert_every_submission_graded,
     graded_cohort,
     printed,
     verdicts,
     with_cell,
 )
-from test_grading import HARD_CODED
-from test_lab03 import wrong_hunts
 
 from grader.sandbox.kernel import sandbox_available
 

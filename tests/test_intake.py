@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import Course, course_folder
 from nbgrader.api import Gradebook
+from support.course import Course, course_folder
 
 from grader.cohort.cluster import pack
 from grader.plugins.intake import vet

@@ -372,7 +372,7 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     import shutil
 
     import nbformat
-    from conftest import fill
+    from support.course import fill
 
     from authoring.build import ROOT, nbgrader
 

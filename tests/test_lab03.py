@@ -1,11 +1,11 @@
 """Lab 03 outside the notebook: the reference gradcheck command and the sign-bug context manager."""
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.answers import wrong_hunts
 
 from course.breakit import sub_sign_bug
 from course.mutants import MUTANTS, engine_class, mutated_source
@@ -335,59 +335,6 @@ def hunt_solution(lang="en"):
     """The hunt answer cell of the source notebook (the instructor's solution)."""
     cells = notebook("source", lang).cells
     return next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-hunt-answer")
-
-
-ROOT_ONLY = '''HUNT = [("+", lambda a, b: a + b, (1.5, -2.0)), ("*", lambda a, b: a * b, (1.5, -2.0)),
-        ("-", lambda a, b: a - b, (1.5, -2.0)), ("**", lambda a: a ** 3, (1.3,)), ("exp", lambda a: a.exp(), (0.4,)),
-        ("log", lambda a: a.log(), (2.5,)), ("tanh", lambda a: a.tanh(), (0.3,)), ("relu", lambda a: a.relu(), (0.8,))]
-'''
-# answers from what the class says about itself, computing nothing
-READS_THE_CLASS = '''def hunt(Value):
-    clues = " ".join([Value.__name__, Value.__qualname__, Value.__module__, repr(Value(1.0)),
-                      Value.relu.__code__.co_filename, str(Value.__doc__)])
-    for operation, word in (("+", "add"), ("*", "mul"), ("-", "sub"), ("**", "pow"), ("exp", "exp"),
-                            ("log", "log"), ("tanh", "tanh"), ("relu", "relu")):
-        if word in clues:
-            return operation, 0
-    return None
-'''
-# the visible test's four engines recognised by one expression each, answered from a table
-MEMORISER = '''KNOWN = [(lambda a, b: a * b, (1.3, -0.7), ("*", 1)), (lambda a: a.tanh() * a, (0.35,), ("tanh", 0)),
-         (lambda a: a.exp() * a, (0.45,), ("exp", 0)), (lambda a, b: a.relu() * b, (-0.6, 1.7), ("relu", 0))]
-
-
-def hunt(Value):
-    for f, point, known in KNOWN:
-        try:
-            gradcheck(f, tuple(Value(x) for x in point))
-        except AssertionError:
-            return known
-    return None
-'''
-
-
-def wrong_hunts(right):
-    """name -> the hunt answer cell with one plausible mistake, from the solution `right`."""
-    hunt_list = re.search(r"HUNT = \[\n.*?\n\]\n", right, re.DOTALL).group()
-    return {
-        "first_op": 'def hunt(Value):\n    return "+", 0\n',
-        "root_only": right.replace(hunt_list, ROOT_ONLY),
-        "relu_positive": replaced(right, '    ("relu", lambda a, b: a.relu() * b, (-0.6, 1.7)),\n', ""),
-        "reads_the_class": READS_THE_CLASS,
-        "raises": replaced(right, "    try:\n        gradcheck(f, tuple(Value(x) for x in point))\n"
-                                  "    except AssertionError:\n        return True\n",
-                           "    gradcheck(f, tuple(Value(x) for x in point))\n"),
-        "always_left": replaced(right, "(broken, 0) if fails(left, (1.3,), Value) else (broken, 1)", "(broken, 0)"),
-        "memoriser": MEMORISER,
-        # not graded in the cohort (tests/test_hostile_lab03.py); judged below only
-        "unordered": replaced(right, "in HUNT if", "in reversed(HUNT) if"),
-        "false_alarm": replaced(right, "HUNT = [\n", 'HUNT = [\n    ("relu", lambda a: a.relu(), (0.0,)),\n'),
-    }
-
-
-def replaced(text, old, new):
-    assert old in text, old
-    return text.replace(old, new)
 
 
 def define_hunt(text):

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import Course, course_folder, fill
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
+from support.course import Course, course_folder, fill
 
 ASSIGNMENT = "lab01-en"
 AUTO = {"lab01-paths": 2, "lab01-formulas": 2, "lab01-walk": 2, "lab01-fp32": 1, "lab01-fp16": 2}

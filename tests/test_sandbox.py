@@ -3,7 +3,7 @@ import os
 from types import SimpleNamespace
 
 import pytest
-from conftest import Course, Grader, course_folder, graded_cells, verdict_text
+from support.course import Course, Grader, course_folder, graded_cells, verdict_text
 
 from grader.plugins.execute import GradingExecute
 from grader.sandbox.kernel import (
@@ -64,15 +64,15 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
     still gets its score. Stock autograde, by the tests' grading user."""
     import shutil
 
-    from corpus.cases import CASES
-    from hostile import printed
+    from support.corpus import CASES
+    from support.hostile import printed
 
     from grader.sandbox import seccomp
     if not seccomp.covers():
         pytest.skip("the seccomp filter does not know this architecture")
     course = Course(course_folder(), grader, generated=(ASSIGNMENT,))
     try:
-        course.submit("memfd_hold", ASSIGNMENT, CASES["memfd_hold"][0](course, {}))
+        course.submit("memfd_hold", ASSIGNMENT, CASES["memfd_hold"].make(course, {}))
         result = course.nbgrader("autograde", ASSIGNMENT, "--SandboxedKernelManager.use_cgroup=False",
                                  check=False)
         assert result.returncode == 0, result.stderr[-2000:]

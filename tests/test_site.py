@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
-from servers import free_port
+from support.servers import free_port
 
 from course.names import LANGUAGES, UNITS
 

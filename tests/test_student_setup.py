@@ -105,8 +105,8 @@ def test_the_notebook_is_opened_relative_to_the_work_folder_from_any_folder(clon
 
 def run_release(assignment, answers):
     """The student's notebook run top to bottom, errors kept, with `answers` filled in."""
-    from conftest import fill
     from nbclient import NotebookClient
+    from support.course import fill
     nb = fill(nbformat.read(ROOT / "release" / assignment / "theory03.ipynb", 4), answers)
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
     return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}

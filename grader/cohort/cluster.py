@@ -184,7 +184,7 @@ def refused_at_once(scheduler):
 
 def threads_of(scheduler):
     """cluster_threads, asked from a process of its own: a Dask client leaves
-    threads behind, and grader/cohort/grading.py forks its grading processes."""
+    threads behind, and grader/cohort/forking.py forks the grading processes."""
     result = subprocess.run([sys.executable, "-m", "grader.cohort.cluster", scheduler],
                             capture_output=True, text=True, check=False)
     if result.returncode != 0:

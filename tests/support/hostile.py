@@ -8,8 +8,9 @@ import tempfile
 import threading
 import time
 
-from conftest import Course, course_folder, graded_cells, verdict_text
 from nbformat.v4 import new_code_cell
+
+from .course import Course, course_folder, graded_cells, verdict_text
 
 
 def with_cell(nb, code):

@@ -1,4 +1,6 @@
-"""Hostile and broken submissions to theory03-en, each with the outcome it must get.
+"""The hostile corpus: broken and hostile submissions to theory03-en, each a named
+record with the outcome it must get, the limits the corpus is graded under, and a
+course copy with its cases submitted.
 
 Each case is built from the instructor's solved notebook (or the release) by
 `make(course, paths)`, where `paths` holds the absolute paths a hostile
@@ -6,12 +8,39 @@ submission would like to reach. `score` is the total it must get;
 `reasons` maps grade_id -> text that its reason must contain.
 """
 import copy
+import glob
+import hashlib
 import io
+import os
+import socket
+import subprocess
+import threading
 import zipfile
+from dataclasses import dataclass
 
 import nbformat
 
+from grader.demo import FORK_BOMB
+from grader.reports.report import shape_of
+
+from .answers import HARD_CODED
+from .course import Course
+from .hostile import HostGrowth, submitted_course
+
 ANSWERS = "theory03-forward-answer"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A submission of the corpus: `make(course, paths)` builds it (or it is the file's
+    text or bytes); `score` is the total it must get; `reasons` maps grade_id -> text its
+    reason must contain."""
+    make: object
+    score: int
+    reasons: dict
+
+
+ASSIGNMENT = "theory03-en"
 
 
 def cell(code):
@@ -42,14 +71,7 @@ def answers(mapping):
     return make
 
 
-HARD = {
-    "theory03-forward-answer": "def forward(a, b, c):\n    return 6, 10, -2, -20",
-    "theory03-gradients-answer": "def gradients(a, b, c):\n    return 4, -4, -12",
-    "theory03-central-answer": "def central_difference(f, x, eps=1e-5):\n    return 4.0",
-    "theory03-partial-answer": "def partial_difference(f, point, i, eps=1e-5):\n    return (4, -4, -12)[i]",
-    "theory03-walk-answer": "def walk_by_hand(a, b, c, accumulate=True):\n"
-                            "    return (4, -4, -12) if accumulate else (-6, -4, -2)",
-}
+HARD = HARD_CODED["theory03"]
 
 
 def hard_coded_plus(code):
@@ -313,20 +335,6 @@ except OSError as error:
     print("no network:", error)
 '''
 
-FORK_BOMB = '''
-import os, sys, time
-children = 0
-try:
-    while True:
-        pid = os.fork()
-        if pid == 0:  # a child: sleep quietly, write nothing, never return into the kernel
-            os.close(1), os.close(2)
-            time.sleep(60)
-            os._exit(0)
-        children += 1
-except OSError as error:
-    print("fork refused after", children, "children:", error)
-'''
 
 def released_plus(code):
     """The blank release with one extra student cell: it scores only what the cell takes."""
@@ -497,50 +505,141 @@ def zipped_notebook():
 
 
 CASES = {
-    # name: (make, expected total, {grade_id: text in its reason})
-    "honest": (answers({}), 12, {"theory03-walk": "all 10 checks passed"}),
-    "blank": (released, 0, {"theory03-forward": "NotImplementedError"}),
-    "wrong": (wrong_forward, 10, {"theory03-forward": "expected"}),
-    "hard_coded": (answers(HARD), 0, {"theory03-gradients": "expected"}),
-    "endless_loop": (with_cell("while True:\n    pass"), 12, {}),
-    "loop_ignoring_interrupts": (with_cell(
+    "honest": Case(answers({}), 12, {"theory03-walk": "all 10 checks passed"}),
+    "blank": Case(released, 0, {"theory03-forward": "NotImplementedError"}),
+    "wrong": Case(wrong_forward, 10, {"theory03-forward": "expected"}),
+    "hard_coded": Case(answers(HARD), 0, {"theory03-gradients": "expected"}),
+    "endless_loop": Case(with_cell("while True:\n    pass"), 12, {}),
+    "loop_ignoring_interrupts": Case(with_cell(
         "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"), 12, {}),
-    "dying_kernel": (with_cell("import os\nos._exit(1)"), 12, {}),
-    "dying_at_the_end": (with_cell("import os\nos._exit(1)", position="end"), 12, {}),
-    "dies_again_and_again": (dies_again_and_again, 0, {"theory03-forward": "not run"}),
+    "dying_kernel": Case(with_cell("import os\nos._exit(1)"), 12, {}),
+    "dying_at_the_end": Case(with_cell("import os\nos._exit(1)", position="end"), 12, {}),
+    "dies_again_and_again": Case(dies_again_and_again, 0, {"theory03-forward": "not run"}),
     # bytes(n) comes from calloc, untouched pages: the address-space limit is met at
     # once. bytearray(n) writes every byte, and writing 2 GiB on a loaded 2-core
     # machine outlasted the 5 s cell timeout (CI), hiding the MemoryError
-    "memory_bomb": (with_cell("hog = []\nwhile True:\n    hog.append(bytes(10 ** 8))"), 12, {}),
-    "fork_bomb": (with_cell(FORK_BOMB), 12, {}),
-    "output_flood": (with_cell("for i in range(400):\n    print('spam' * 5000)"), 12, {}),
-    "deleted_test_cell": (deleted_cell, 9, {"theory03-walk": "missing"}),
-    "duplicated_cells": (duplicated_cells, 12, {}),
-    "edited_tests": (edited_tests, 0, {"theory03-forward": "expected"}),
-    "edited_metadata": (edited_metadata, 12, {}),
-    "invalid_json": ('{"cells": [', 0, {"theory03-forward": "could not be read"}),
-    "not_utf8": (b"\xff\xfe\x00garbage", 0, {"theory03-forward": "could not be read"}),
-    "foreign_notebook": (foreign_notebook, 0, {"theory03-forward": "missing"}),
-    "monkeypatching": (hard_coded_plus(PATCHES), 0, {}),
-    "lying_objects": (answers({ANSWERS: LIAR, "theory03-gradients-answer": ""}), 7,
+    "memory_bomb": Case(with_cell("hog = []\nwhile True:\n    hog.append(bytes(10 ** 8))"), 12, {}),
+    "fork_bomb": Case(with_cell(FORK_BOMB), 12, {}),
+    "output_flood": Case(with_cell("for i in range(400):\n    print('spam' * 5000)"), 12, {}),
+    "deleted_test_cell": Case(deleted_cell, 9, {"theory03-walk": "missing"}),
+    "duplicated_cells": Case(duplicated_cells, 12, {}),
+    "edited_tests": Case(edited_tests, 0, {"theory03-forward": "expected"}),
+    "edited_metadata": Case(edited_metadata, 12, {}),
+    "invalid_json": Case('{"cells": [', 0, {"theory03-forward": "could not be read"}),
+    "not_utf8": Case(b"\xff\xfe\x00garbage", 0, {"theory03-forward": "could not be read"}),
+    "foreign_notebook": Case(foreign_notebook, 0, {"theory03-forward": "missing"}),
+    "monkeypatching": Case(hard_coded_plus(PATCHES), 0, {}),
+    "lying_objects": Case(answers({ANSWERS: LIAR, "theory03-gradients-answer": ""}), 7,
                       {"theory03-forward": "expected"}),
-    "theft": (released_plus(THEFT), 0, {"theory03-forward": "NotImplementedError"}),
-    "tmpfs_fill": (with_cell(TMPFS_FILL), 12, {}),
-    "workdir_fill": (with_cell(WORKDIR_FILL), 12, {}),
-    "memfd_hold": (with_cell(MEMFD_HOLD), 12, {}),
-    "scripts": (scripts, 12, {}),
-    "=HYPERLINK(1)": (answers({ANSWERS: CONTROL_CHARACTERS}), 10, {"theory03-forward": "ValueError"}),
-    "slow_and_dying": (slow_and_dying, 0, {"theory03-forward": "grading time"}),
-    "display_updates": (with_cell(DISPLAY_UPDATES), 12, {}),
-    "out_of_range": (with_cell(OUT_OF_RANGE), 0, {"theory03-forward": "tampered"}),
-    "replayed": (replayed, 12, {}),
-    "write_outside": (with_cell(WRITE_OUTSIDE), 12, {}),
-    "network": (with_cell(NETWORK), 12, {}),
-    "files_beside": (files_beside, 12, {}),
-    "linked_notebook": (linked_notebook, 0, {"theory03-forward": "could not be read"}),
-    "deep_message": (with_cell(DEEP_MESSAGE), 12, {}),
-    "bad_signature": (with_cell(BAD_SIGNATURE), 12, {}),
-    "markdown_links": (markdown_links, 12, {}),
-    "private_fill": (private_fill, 12, {}),
-    "archive_notebook": (zipped_notebook(), 0, {"theory03-forward": "you handed in a zip archive"}),
+    "theft": Case(released_plus(THEFT), 0, {"theory03-forward": "NotImplementedError"}),
+    "tmpfs_fill": Case(with_cell(TMPFS_FILL), 12, {}),
+    "workdir_fill": Case(with_cell(WORKDIR_FILL), 12, {}),
+    "memfd_hold": Case(with_cell(MEMFD_HOLD), 12, {}),
+    "scripts": Case(scripts, 12, {}),
+    "=HYPERLINK(1)": Case(answers({ANSWERS: CONTROL_CHARACTERS}), 10, {"theory03-forward": "ValueError"}),
+    "slow_and_dying": Case(slow_and_dying, 0, {"theory03-forward": "grading time"}),
+    "display_updates": Case(with_cell(DISPLAY_UPDATES), 12, {}),
+    "out_of_range": Case(with_cell(OUT_OF_RANGE), 0, {"theory03-forward": "tampered"}),
+    "replayed": Case(replayed, 12, {}),
+    "write_outside": Case(with_cell(WRITE_OUTSIDE), 12, {}),
+    "network": Case(with_cell(NETWORK), 12, {}),
+    "files_beside": Case(files_beside, 12, {}),
+    "linked_notebook": Case(linked_notebook, 0, {"theory03-forward": "could not be read"}),
+    "deep_message": Case(with_cell(DEEP_MESSAGE), 12, {}),
+    "bad_signature": Case(with_cell(BAD_SIGNATURE), 12, {}),
+    "markdown_links": Case(markdown_links, 12, {}),
+    "private_fill": Case(private_fill, 12, {}),
+    "archive_notebook": Case(zipped_notebook(), 0, {"theory03-forward": "you handed in a zip archive"}),
 }
+
+
+# ---- the corpus submitted to a course copy, and graded ----
+
+def digest(folder):
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+class Listener:
+    """A loopback TCP server that records whether anybody reached it."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.server.settimeout(0.5)
+        self.reached, self.running = [], True
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while self.running:
+            try:
+                connection, _ = self.server.accept()
+                self.reached.append(connection.recv(100))
+                connection.close()
+            except OSError:
+                pass
+
+
+# The corpus is graded two at a time on 2 cores: the imports cell (torch) of
+# a kernel sharing the machine took over 5 s, failing honest work, and replays
+# after kernel deaths outlasted 40 s. Endless cells still end in seconds.
+CELL_SECONDS = 10  # the corpus run's cell timeout
+NOTEBOOK_SECONDS = 60  # its wall-clock budget per notebook (slow_and_dying sleeps 72 s in all)
+# fewer processes than the default 512: a kernel that has imported torch forks
+# slowly (its page tables are large), and 512 forks on a loaded 2-core machine
+# outlasted a 5 s cell timeout on CI, hiding the "fork refused" this case shows
+PROCESS_LIMIT = 128
+
+
+LIMITS = (f"--Execute.timeout={CELL_SECONDS}", f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}",
+          f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}")
+
+
+TOKEN = f"hostile-{os.getpid()}"  # names the private-fill case's files: HostGrowth looks for it
+
+
+def leftovers():
+    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
+
+
+def corpus_course(grader, listener, names):
+    """A course copy with the corpus's cases `names` submitted, one student each."""
+    def submissions(course):
+        (course.root / "canary.txt").write_text("instructor's file")
+        paths = {"source": course.root / "source" / ASSIGNMENT / "theory03.ipynb",
+                     "gradebook": course.root / "gradebook.db", "canary": course.root / "canary.txt",
+                     "source_dir": course.root / "source", "port": listener.port, "root": course.root,
+                     "classmate": course.root / "submitted" / "honest" / ASSIGNMENT / "theory03.ipynb",
+                     "token": TOKEN}
+        return {name: case(CASES[name].make, course, paths) for name in names}
+    return submitted_course(grader, ASSIGNMENT, submissions)
+
+
+def case(make, course, paths):
+    """A corpus case's submission: its notebook (or file), and what it plants beside it."""
+    notebook = make if isinstance(make, (str, bytes)) else make(course, paths)
+    plant = getattr(make, "plant", None)
+    return (notebook, lambda folder: plant(folder, paths)) if plant else notebook
+
+
+@dataclass
+class GradedCorpus:
+    """One graded run of the corpus, as its tests read it."""
+    course: Course
+    result: subprocess.CompletedProcess  # the parallel command's
+    before: tuple  # digests of source/ and release/ before grading
+    listener: Listener
+    report: tuple  # grader.reports.report.cohort: (grade ids, rows)
+    export: subprocess.CompletedProcess  # `nbgrader export`'s
+    left: set  # kernels' folders left in /tmp
+    growth: HostGrowth
+
+
+def outcomes(rows):
+    """student -> (score, {grade id: reason with its numbers and signs blanked})."""
+    return {row["student"]: (row["score"], {key: shape_of(value) for key, value in row.items()
+                                            if key.endswith(" reason")})
+            for row in rows}
