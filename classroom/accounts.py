@@ -1,6 +1,7 @@
 """System users for the class: made with `useradd`, each with a private home and their
 Jupyter settings (interface language, nbgrader's exchange and course, the student's or the
-instructor's tools); removed with `userdel --remove` by `classroom stop`, only those made here."""
+instructor's tools); removed with `userdel --remove` by `classroom remove` (after its backup),
+only those made here."""
 import json
 import os
 import pwd
@@ -30,12 +31,25 @@ def exists(login):
         return False
 
 
-def create(login):
-    """Make `login` with a private home; refuse a name that is already taken."""
+def create_group(name):
+    """The class's staff group (its instructors), made unless it exists."""
+    if subprocess.run(["getent", "group", name], capture_output=True, check=False).returncode:
+        done = subprocess.run(["groupadd", name], capture_output=True, text=True, check=False)
+        if done.returncode:
+            raise AccountError(f"groupadd {name} failed: {done.stderr.strip()}")
+
+
+def remove_group(name):
+    subprocess.run(["groupdel", name], capture_output=True, check=False)
+
+
+def create(login, groups=()):
+    """Make `login` with a private home (and in `groups`); refuse a name that is already taken."""
     if exists(login):
         raise AccountError(f"a user {login!r} already exists on this machine: "
                            "choose another --prefix (the classroom only removes users it made)")
-    done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", login],
+    extra = ["--groups", ",".join(groups)] if groups else []
+    done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", *extra, login],
                           capture_output=True, text=True, check=False)
     if done.returncode:
         raise AccountError(f"useradd {login} failed: {done.stderr.strip()}")
@@ -44,21 +58,41 @@ def create(login):
     return home
 
 
+def stop_processes(login, grace=10):
+    """Stop every process of `login` (by PID): SIGTERM, then SIGKILL to what is left after
+    `grace` seconds; how many there were."""
+    if not exists(login):
+        return 0
+    uid = pwd.getpwnam(login).pw_uid
+    found = processes_of(uid)
+    deadline = time.monotonic() + grace
+    signal_ = signal.SIGTERM if grace else signal.SIGKILL
+    for pid in found:
+        signal_to(pid, signal_)
+    while processes_of(uid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for _ in range(50):
+        left = processes_of(uid)
+        if not left:
+            break
+        for pid in left:
+            signal_to(pid, signal.SIGKILL)
+        time.sleep(0.2)
+    return len(found)
+
+
+def signal_to(pid, signal_):
+    try:
+        os.kill(pid, signal_)
+    except ProcessLookupError:
+        pass
+
+
 def remove(login):
     """Stop every process of `login` (by PID) and delete the user with their home."""
     if not exists(login):
         return
-    uid = pwd.getpwnam(login).pw_uid
-    for _ in range(20):
-        pids = processes_of(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.25)
+    stop_processes(login, grace=0)
     done = subprocess.run(["userdel", "--remove", login], capture_output=True, text=True, check=False)
     if done.returncode and exists(login):
         raise AccountError(f"userdel {login} failed: {done.stderr.strip()}")
