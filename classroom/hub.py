@@ -9,6 +9,7 @@ university's authenticator).
 """
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -55,6 +56,7 @@ def configure(c, state_folder):
     c.ClassroomSpawner.cpus = settings["cpus"]
     c.ClassroomSpawner.max_processes = settings["processes"]
     c.ClassroomSpawner.log_folder = str(state_folder / "logs")
+    c.ClassroomSpawner.shared_paths = {state["exchange"]: "rw", state["student_env"]: "ro"}
     c.Spawner.cmd = [str(bin_folder / "jupyterhub-singleuser")]  # instructors: the course's environment
     c.Spawner.default_url = "/lab"
     c.Spawner.notebook_dir = "~"
@@ -67,9 +69,9 @@ def configure(c, state_folder):
         # a student's Jupyter configuration is the students' environment's, root's: their
         # own ~/.jupyter would come first and could turn the course's Validate off
         "JUPYTER_CONFIG_DIR": lambda spawner: (students_config if spawner.user.name in spawner.students
-                                               else str(Path(spawner.user_home) / ".jupyter")),
-        "JUPYTERLAB_SETTINGS_DIR": lambda spawner: str(Path(spawner.user_home) / ".jupyter/lab/user-settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": lambda spawner: str(Path(spawner.user_home) / ".jupyter/lab/workspaces"),
+                                               else str(home_of(spawner) / ".jupyter")),
+        "JUPYTERLAB_SETTINGS_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/user-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/workspaces"),
     }
     python = state["python"]
     c.JupyterHub.services = [{"name": "idle-culler", "command": [
@@ -78,6 +80,10 @@ def configure(c, state_folder):
     c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"], "scopes": [
         "list:users", "read:users:activity", "read:servers", "delete:servers"]}]
     c.JupyterHub.last_activity_interval = max(10, min(300, settings["cull_after"] // 4))
+
+
+def home_of(spawner):
+    return Path(pwd.getpwnam(spawner.user.name).pw_dir)
 
 
 def spawner_bin(spawner, bin_folder):

@@ -77,6 +77,8 @@ class ClassroomSpawner(LocalProcessSpawner):
     max_processes = Integer(256, help="processes (and threads) per student server").tag(config=True)
     cpus = Float(1.0, help="CPUs per student server").tag(config=True)
     log_folder = Unicode(help="where each server's log goes (<login>.log)").tag(config=True)
+    shared_paths = Dict(help="path -> 'ro' or 'rw': folders a student reaches even under /tmp "
+                             "(the exchange, their environment)").tag(config=True)
 
     @property
     def is_student(self):
@@ -84,7 +86,11 @@ class ClassroomSpawner(LocalProcessSpawner):
 
     def sandboxed_cmd(self, python):
         """bubblewrap around the server: a private /tmp and PID namespace."""
-        return [shutil.which("bwrap") or "bwrap", "--dev-bind", "/", "/", "--tmpfs", "/tmp",
+        again = []  # what lives under /tmp and must stay reachable, bound back over the private /tmp
+        for path, mode in sorted(self.shared_paths.items()):
+            if Path(path).is_relative_to("/tmp"):
+                again += ["--ro-bind" if mode == "ro" else "--bind", path, path]
+        return [shutil.which("bwrap") or "bwrap", "--dev-bind", "/", "/", "--tmpfs", "/tmp", *again,
                 "--unshare-pid", "--proc", "/proc", "--new-session", "--",
                 python, "-m", "jupyterhub.singleuser"]
 
