@@ -28,6 +28,7 @@ from pathlib import Path
 
 from classroom import accounts, course, hub, roster, student_env
 from classroom.auth import hashed
+from course.names import LANGUAGES
 
 # the class's settings, kept in STATE/classroom.json; the defaults are measured
 # (docs/en/classroom.md: a student's server with lab 01's kernel running)
@@ -224,7 +225,7 @@ def remove_classroom(state_folder, confirm=None, backup=None):
         accounts.remove(login)
         print("removed user", login, "and their home")
     exchange = Path(state["exchange"])
-    for language in ("en", "es"):
+    for language in LANGUAGES:
         backups.remove_tree(exchange / course.course_id(language))
     accounts.remove_group(state["staff_group"])
     before = state.get("checkout")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from classroom import course
+from course.names import LANGUAGES
 
 
 def write(state_folder, state, target=None):
@@ -25,7 +26,7 @@ def write(state_folder, state, target=None):
             except KeyError:
                 continue
             archive.add(home, arcname=str(home).lstrip("/"))
-        for language in ("en", "es"):
+        for language in LANGUAGES:
             folder = exchange / course.course_id(language)
             if folder.exists():
                 archive.add(folder, arcname=str(folder).lstrip("/"))

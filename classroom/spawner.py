@@ -18,8 +18,8 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from traitlets import Dict, Float, Integer, Unicode
 
-from grader.cgroups import ROOT as CGROUP_ROOT
-from grader.cgroups import own_path, version
+from grader.sandbox.cgroups import ROOT as CGROUP_ROOT
+from grader.sandbox.cgroups import own_path, version
 
 GROUP_PREFIX = "classroom-"
 KEEP_LOGS = 3

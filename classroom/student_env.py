@@ -18,7 +18,7 @@ from pathlib import Path
 
 from course import server_settings
 from grader.handout import write_handout
-from grader.sandbox import KERNEL_PACKAGES
+from grader.sandbox.kernel import KERNEL_PACKAGES
 
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 PROJECT = "autograd_by_hand"  # this repository's distribution: installed editable, it points at the checkout

@@ -24,14 +24,10 @@ import tempfile
 from pathlib import Path
 
 from course import server_settings
-from course.i18n import LANGUAGES, say
+from course.i18n import say
+from course.names import LANGUAGES, language_of
 
 WORK = "my-work"
-
-
-def language_of(assignment):
-    lang = assignment.rsplit("-", 1)[-1]
-    return lang if lang in LANGUAGES else "en"
 
 
 def course_root():
