@@ -114,6 +114,7 @@ def start(arguments):
             env.parent.mkdir(parents=True, exist_ok=True)
             print(f"making the students' environment in {env} ...", flush=True)
             student_env.build(env)
+        student_env.write_nbgrader_config(env, exchange)
         course.make_exchange(exchange)
         instructor = next(p for p in people if p.role == "instructor")
         folder = course.set_up(instructor.login, homes[instructor.login], exchange)

@@ -10,13 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-LOCALES = {"en": "en", "es": "es_ES"}
-# nbgrader's lab plugins and server extensions only an instructor has; students keep the
-# menu, the Assignments panel (assignment-list) and the Validate button
-INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
-                      "@jupyter/nbgrader:course-list")
-INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
-                                "nbgrader.server_extensions.course_list")
+from course.server_settings import locale_settings
 
 
 class AccountError(RuntimeError):
@@ -113,30 +107,25 @@ def processes_of(uid):
 
 def write_settings(person, home, exchange, course_id, course_dir=None):
     """The person's Jupyter settings, owned by them: JupyterLab in their language without
-    news from the network, and nbgrader pointed at the class's exchange (students: only
-    their language's course; instructors: their course folder, formgrader)."""
+    news from the network; an instructor's nbgrader pointed at the class's exchange and their
+    course folder, with formgrader. A student's server reads its Jupyter and nbgrader settings
+    from the students' environment instead (root's: classroom/student_env.py), where they
+    cannot turn the course's Validate off."""
     files = {
         ".jupyter/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings":
-            json.dumps({"locale": LOCALES[person.language]}),
+            json.dumps(locale_settings(person.language)),
         ".jupyter/lab/user-settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings":
             json.dumps({"fetchNews": "false", "checkForUpdates": False}),
     }
-    nbgrader = [f"c.Exchange.root = {str(exchange)!r}"]
-    if person.role == "student":
-        nbgrader.append(f"c.CourseDirectory.course_id = {course_id!r}")
-        files[".jupyter/labconfig/page_config.json"] = json.dumps(
-            {"disabledExtensions": {name: True for name in INSTRUCTOR_PLUGINS}}, indent=1)
-        files[".jupyter/jupyter_server_config.json"] = json.dumps(
-            {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}},
-            indent=1)
-    else:
-        nbgrader.append(f"c.CourseDirectory.root = {str(course_dir)!r}")
+    if person.role != "student":
+        files[".jupyter/nbgrader_config.py"] = ("c = get_config()  # noqa: F821\n"
+                                                f"c.Exchange.root = {str(exchange)!r}\n"
+                                                f"c.CourseDirectory.root = {str(course_dir)!r}\n")
         # JupyterHub's servers forbid every frame (frame-ancestors 'none') unless told
         # otherwise, and JupyterLab shows formgrader in a frame of the same server
         files[".jupyter/jupyter_server_config.json"] = json.dumps(
             {"ServerApp": {"tornado_settings": {"headers": {
                 "Content-Security-Policy": "frame-ancestors 'self'"}}}}, indent=1)
-    files[".jupyter/nbgrader_config.py"] = "c = get_config()  # noqa: F821\n" + "\n".join(nbgrader) + "\n"
     for relative, text in files.items():
         write_as(person.login, home / relative, text)
 

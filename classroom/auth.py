@@ -15,7 +15,8 @@ from jupyterhub.auth import Authenticator
 from traitlets import Unicode
 
 ROUNDS = 200_000
-FREE_TRIES = 5  # wrong passwords before a login name or an address must wait
+FREE_TRIES = 5  # wrong passwords before a login name must wait
+FREE_TRIES_PER_ADDRESS = 50  # an address may be a whole lab behind one router
 LONGEST_WAIT = 300  # seconds; the wait doubles with each further wrong password up to this
 
 
@@ -31,18 +32,18 @@ def matches(password, stored):
 
 
 class Throttle:
-    """Wrong passwords per key (a login name, an address): after FREE_TRIES, each further
+    """Wrong passwords per key (a login name, an address): after `free_tries`, each further
     try waits 2, 4, 8... seconds (at most LONGEST_WAIT) after the last wrong one."""
 
-    def __init__(self, clock=time.monotonic):
-        self.clock = clock
+    def __init__(self, free_tries=FREE_TRIES, clock=time.monotonic):
+        self.free_tries, self.clock = free_tries, clock
         self.failures = {}  # key -> (count, time of the last)
 
     def wait(self, key):
         count, last = self.failures.get(key, (0, 0.0))
-        if count < FREE_TRIES:
+        if count < self.free_tries:
             return 0.0
-        return max(0.0, last + min(LONGEST_WAIT, 2 ** (count - FREE_TRIES + 1)) - self.clock())
+        return max(0.0, last + min(LONGEST_WAIT, 2 ** (count - self.free_tries + 1)) - self.clock())
 
     def failed(self, key):
         count, _ = self.failures.get(key, (0, 0.0))
@@ -61,7 +62,7 @@ class RosterAuthenticator(Authenticator):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.throttle = Throttle()
+        self.throttles = {"name": Throttle(FREE_TRIES), "address": Throttle(FREE_TRIES_PER_ADDRESS)}
         self.unknown = hashed(secrets.token_hex(8))  # unknown names cost a hash too (no timing tell)
 
     def stored_hash(self, login):
@@ -70,13 +71,14 @@ class RosterAuthenticator(Authenticator):
 
     async def authenticate(self, handler, data):
         login, password = data.get("username", ""), data.get("password", "")
-        keys = [f"name:{login}", f"address:{handler.request.remote_ip if handler else ''}"]
-        if any(self.throttle.wait(key) > 0 for key in keys):
-            self.log.warning("login throttled for %r from %s", login, keys[1])
+        keys = {"name": login, "address": handler.request.remote_ip if handler else ""}
+        if any(self.throttles[kind].wait(key) > 0 for kind, key in keys.items()):
+            self.log.warning("login throttled for %r from %s", login, keys["address"])
             return None
         stored = self.stored_hash(login)
         right = await asyncio.get_running_loop().run_in_executor(
             None, matches, password, stored or self.unknown)
-        for key in keys:
-            (self.throttle.succeeded if right and stored else self.throttle.failed)(key)
+        for kind, key in keys.items():
+            throttle = self.throttles[kind]
+            (throttle.succeeded if right and stored else throttle.failed)(key)
         return login if right and stored else None

@@ -18,6 +18,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from classroom.course import course_id
+
 STATE_FILE = "classroom.json"
 PROXY = "configurable-http-proxy"
 
@@ -72,6 +74,7 @@ def configure(c, state_folder):
                                                else str(home_of(spawner) / ".jupyter")),
         "JUPYTERLAB_SETTINGS_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/user-settings"),
         "JUPYTERLAB_WORKSPACES_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/workspaces"),
+        "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, "en")),
     }
     python = state["python"]
     c.JupyterHub.services = [{"name": "idle-culler", "command": [

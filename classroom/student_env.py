@@ -94,3 +94,15 @@ def rewrite_scripts(source, target, old_bin, new_python):
             text = script.read_bytes().split(b"\n", 1)
             (target / script.name).write_bytes(b"#!" + str(new_python).encode() + b"\n" + text[1])
             (target / script.name).chmod(0o755)
+
+
+def write_nbgrader_config(env, exchange):
+    """nbgrader's settings for every student (root's, in the environment): the class's
+    exchange, and the course of the student's language, which the hub gives each server
+    as CLASSROOM_COURSE_ID."""
+    path = Path(env) / "etc" / "jupyter" / "nbgrader_config.py"
+    path.write_text("import os\n\nc = get_config()  # noqa: F821\n"
+                    f"c.Exchange.root = {str(exchange)!r}\n"
+                    "c.CourseDirectory.course_id = os.environ.get('CLASSROOM_COURSE_ID', '')\n",
+                    encoding="utf-8")
+    path.chmod(0o644)
