@@ -72,6 +72,9 @@ def build(env):
         shutil.copytree(handout / "release", partial / RELEASE)
     rewrite_scripts(here / "bin", partial / "bin", here / "bin", python(env))
     server_settings.write_sys_prefix(partial, exchange=True)
+    # jupyter_core's one-time migration of old settings, marked done: it would try to write
+    # this marker into the (read-only) configuration at every start
+    (partial / "etc" / "jupyter" / "migrated").write_text("")
     for path in [partial, *partial.rglob("*")]:  # root's, readable, writable by nobody else
         if not path.is_symlink():
             mode = 0o755 if path.is_dir() or path.stat().st_mode & 0o100 else 0o644

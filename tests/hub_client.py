@@ -51,6 +51,8 @@ class HubUser:
             found = self.server()
             if found and found.get("ready"):
                 return found
+            if not found:  # the hub gave up on it (the server's log says why)
+                raise AssertionError(f"{self.login}'s server failed to start")
             time.sleep(1)
         raise AssertionError(f"{self.login}'s server did not start in {timeout} s")
 

@@ -59,17 +59,24 @@ def run(command, **kwargs):
 def classroom(tmp_path_factory):
     """The classroom started from a roster by the README's command, shared by this module's
     tests; removed at the end with `classroom remove` (its backup checked, users gone)."""
-    folder = tmp_path_factory.mktemp("classroom")
-    shared = Path(tempfile.mkdtemp(prefix="classroom-exchange-"))  # students must reach it
+    # not under pytest's tmp_path: another pytest run as root may delete old ones meanwhile
+    shared = Path(tempfile.mkdtemp(prefix="classroom-test-"))  # students reach the exchange in it
     shared.chmod(0o755)
+    folder = shared / "instructor"
+    folder.mkdir(mode=0o700)
     roster = folder / "roster.csv"
     roster.write_text("id,name,language,role\nteacher,Profesora,es,instructor\n"
                       "ana.garcia,Ana García,es,student\nbob,Bob Smith,en,student\n"
                       "carol,Carol Idle,en,student\n", encoding="utf-8")
     state = folder / "state"
-    out = run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
-               "--exchange", str(shared / "exchange"), "--student-env", str(shared / "student-env"),
-               "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB)], cwd=ROOT)
+    try:
+        out = run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
+                   "--exchange", str(shared / "exchange"), "--student-env", str(shared / "student-env"),
+                   "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB)], cwd=ROOT)
+    except BaseException:
+        subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
+                       check=False)
+        raise
     print(out)
     url = re.search(r"classroom running: (\S+)", out).group(1)
     with open(state / "passwords.csv", encoding="utf-8") as listing:
@@ -449,15 +456,15 @@ def test_stop_then_start_keeps_every_file_and_grade_and_logins_work(classroom):
     home = Path(pwd.getpwnam(ana.login).pw_dir)
     (home / "kept.txt").write_text("her work")
     teacher = Path(pwd.getpwnam(classroom["people"]["instructor"]["login"]).pw_dir)
-    before = {str(p): p.stat().st_size for p in [*teacher.rglob("*"), *home.rglob("*")] if p.is_file()}
+    before = files_of(teacher, home)
     gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
     print(classroom_command("stop", "--state", str(state)))
     assert not hub_is_running(state)
     assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
     assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
     print(classroom_command("start", "--state", str(state)))
-    after = {str(p): p.stat().st_size for p in [*teacher.rglob("*"), *home.rglob("*")] if p.is_file()}
-    assert {k: v for k, v in after.items() if k in before} == before
+    after = files_of(teacher, home)
+    assert {k: v for k, v in after.items() if k in before} == before, set(before) - set(after)
     assert (teacher / "autograd-by-hand/gradebook.db").read_bytes() == gradebook
     assert (home / "kept.txt").read_text() == "her work"
     hub_user(classroom, "es").start_server()
@@ -526,6 +533,12 @@ def test_the_service_unit_says_whether_systemd_runs(classroom):
     assert "KillMode=process" in unit
     assert ("systemctl enable" in out) == os.path.isdir("/run/systemd/system")
     print(out)
+
+
+def files_of(*homes):
+    """Each file's size, but a running server's own (runtime/: its connection files, gone when it stops)."""
+    return {str(p): p.stat().st_size for home in homes for p in home.rglob("*")
+            if p.is_file() and "runtime" not in p.parts}
 
 
 def hub_is_running(state):
