@@ -63,14 +63,17 @@ def build(env):
     copy_tree(Path(sysconfig.get_paths()["purelib"]), site)
     for path in site.glob(f"*{PROJECT}*"):
         shutil.rmtree(path) if path.is_dir() else path.unlink()
+    rewrite_scripts(here / "bin", partial / "bin", here / "bin", python(env))
+    # Jupyter's data (JupyterLab's pages, the kernel spec) as links; its configuration (which
+    # packages enable themselves with) copied, so that what is written below stays here
+    copy_tree(here / "share", partial / "share")
+    shutil.copytree(here / "etc", partial / "etc", symlinks=True)
     with tempfile.TemporaryDirectory() as folder:
         handout = Path(folder) / "handout"
         write_handout(handout)
         for name in KERNEL_PACKAGES:
             shutil.copytree(handout / name, site / name)
-        (partial / RELEASE).parent.mkdir(parents=True)
         shutil.copytree(handout / "release", partial / RELEASE)
-    rewrite_scripts(here / "bin", partial / "bin", here / "bin", python(env))
     server_settings.write_sys_prefix(partial, exchange=True)
     # jupyter_core's one-time migration of old settings, marked done: it would try to write
     # this marker into the (read-only) configuration at every start
