@@ -22,7 +22,7 @@ from grader.sandbox.kernel import KERNEL_PACKAGES
 
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 PROJECT = "autograd_by_hand"  # this repository's distribution: installed editable, it points at the checkout
-RELEASE = Path("share") / "autograd-by-hand" / "release"
+RELEASE = server_settings.INSTALLED_COURSE / "release"  # where Validate finds the release
 
 
 def python(env):

@@ -20,6 +20,9 @@ import json
 from pathlib import Path
 
 LOCALES = {"en": "en", "es": "es_ES"}
+# where an environment made for students (a hub's, an image's) holds the release notebooks,
+# under its sys.prefix: Validate compares a student's notebook with its release from there
+INSTALLED_COURSE = Path("share") / "autograd-by-hand"
 # nbgrader's lab plugins an instructor needs and a student must not see;
 # `validate-assignment` (the Validate button) stays
 INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",

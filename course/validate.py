@@ -139,12 +139,17 @@ def _wrapped(text, width=100):
 
 
 def release_of(notebook, work):
-    """The release notebook of a notebook in my-work/<assignment>/, or None."""
+    """The release notebook of a notebook in <work>/<assignment>/ (my-work/, or a hub's home),
+    from the course folder above <work>, else from the environment's installed release; or None."""
+    import sys
+
+    from course.server_settings import INSTALLED_COURSE
     from course.start import release_notebook
     notebook, work = Path(notebook).resolve(), Path(work).resolve()
     if notebook.parent.parent != work:
         return None
-    return release_notebook(work.parent, notebook.parent.name)
+    return (release_notebook(work.parent, notebook.parent.name)
+            or release_notebook(Path(sys.prefix) / INSTALLED_COURSE, notebook.parent.name))
 
 
 # ---- the Jupyter server extension: nbgrader's URLs, the course's answer ----
