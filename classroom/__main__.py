@@ -1,30 +1,43 @@
 """A class on one machine (run as root):
 
-    python -m classroom start ROSTER.csv [--prefix P] [--exchange DIR] [--state DIR]
-                                         [--ip IP] [--port N] [--units theory03,lab01,lab03]
-                                         [--hub-config EXTRA.py]
-    python -m classroom stop [--state DIR]
+    python -m classroom start ROSTER.csv [--prefix P] [--state DIR] [options]   # a new class
+    python -m classroom start [--state DIR]      # resume it: after `stop`, a crash or a reboot
+    python -m classroom stop [--state DIR]       # stop the hub, the proxy and every server
+    python -m classroom remove [--state DIR]     # back everything up, then remove the class
+    python -m classroom service [--state DIR]    # a systemd unit that starts it at boot
 
-`start` makes one system user per roster row (login: PREFIX-ID), each person's password
-(STATE/passwords.csv, readable by root only), the exchange (default /srv/nbgrader/exchange),
-the instructor's course folder, releases every assignment in its language's course, and starts
+The first `start` makes one system user per roster row (login: PREFIX-ID), each person's
+password (STATE/passwords.csv, readable by root only), the students' environment (the handout
+only: classroom/student_env.py), the exchange (default /srv/nbgrader/exchange), the
+instructor's course folder, releases every assignment in its language's course, and starts
 JupyterHub on IP:PORT (default 127.0.0.1 and a free port), printing its URL. EXTRA.py is
-JupyterHub configuration read after the classroom's (TLS, another authenticator: docs/en/classroom.md).
-`stop` stops the hub, the proxy and every server by PID, and removes the users `start` made
-with their homes, and the exchange's course folders (a demo: keep nothing you need there).
+JupyterHub configuration read after the classroom's (another authenticator: docs/en/classroom.md).
+`start` on a state folder that holds a class starts its hub again and makes nothing anew.
+`stop` keeps everything (users, homes, exchange, course folder, gradebook, passwords).
+`remove` writes one backup archive first, and asks for the class's name (its prefix).
 """
 import argparse
 import csv
+import grp
 import json
 import os
 import secrets
-import shutil
 import sys
 from pathlib import Path
 
-from classroom import accounts, course, hub, roster
+from classroom import accounts, course, hub, roster, student_env
 from classroom.auth import hashed
 from course.names import LANGUAGES
+
+# the class's settings, kept in STATE/classroom.json; the defaults are measured
+# (docs/en/classroom.md: a student's server with lab 01's kernel running)
+SETTINGS = {"memory_mb": 2048, "cpus": 1.0, "processes": 256, "cull_after": 3600,
+            "ssl_cert": "", "ssl_key": ""}
+
+
+def load(state_folder):
+    path = Path(state_folder) / hub.STATE_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
 def save(state_folder, state):
@@ -32,9 +45,29 @@ def save(state_folder, state):
     path.write_text(json.dumps(state, indent=1), encoding="utf-8")
 
 
+def chosen_settings(arguments, stored=None):
+    settings = dict(SETTINGS, **(stored or {}))
+    for name in SETTINGS:
+        if getattr(arguments, name, None) is not None:
+            settings[name] = getattr(arguments, name)
+    if bool(settings["ssl_cert"]) != bool(settings["ssl_key"]):
+        raise SystemExit("TLS needs both --ssl-cert and --ssl-key")
+    for name in ("ssl_cert", "ssl_key"):
+        if settings[name]:
+            settings[name] = str(Path(settings[name]).resolve())
+    return settings
+
+
 def start(arguments):
     if os.geteuid() != 0:
         raise SystemExit("classroom start makes system users and switches to them: run it as root")
+    state_folder = Path(arguments.state).resolve()
+    state = load(state_folder)
+    if state is not None:
+        return resume(state_folder, state, arguments)
+    if not arguments.roster:
+        raise SystemExit(f"no class in {state_folder}: give the roster to start one "
+                         "(python -m classroom start ROSTER.csv)")
     try:
         people = roster.read(arguments.roster, arguments.prefix)
     except (OSError, roster.RosterError) as error:
@@ -42,34 +75,39 @@ def start(arguments):
     proxy = hub.find_proxy()
     if proxy is None:
         raise SystemExit("configurable-http-proxy is missing: npm install -g configurable-http-proxy@5.3.0")
-    state_folder = Path(arguments.state).resolve()
-    if (state_folder / hub.STATE_FILE).exists():
-        raise SystemExit(f"{state_folder} holds a classroom already: `python -m classroom stop "
-                         f"--state {state_folder}` first")
     taken = [p.login for p in people if accounts.exists(p.login)]
     if taken:
         raise SystemExit(f"these users exist already: {', '.join(taken)}; choose another --prefix "
                          "(the classroom only removes users it made)")
-    warn_if_readable()
     state_folder.mkdir(parents=True, exist_ok=True)
     state_folder.chmod(0o700)
     exchange = Path(arguments.exchange).resolve()
     units = arguments.units.split(",") if arguments.units else None
-    state = {"ip": arguments.ip, "port": arguments.port or hub.free_port(), "hub_port": hub.free_port(),
-             "proxy_api_port": hub.free_port(), "proxy": proxy, "python": sys.executable,
-             "exchange": str(exchange), "exchange_made": not exchange.exists(),
+    env = Path(arguments.student_env or f"/srv/classroom/{arguments.prefix}/student-env").resolve()
+    state = {"name": arguments.prefix, "ip": arguments.ip, "port": arguments.port or hub.free_port(),
+             "hub_port": hub.free_port(), "proxy_api_port": hub.free_port(), "proxy": proxy,
+             "python": sys.executable, "exchange": str(exchange), "student_env": str(env),
+             "staff_group": f"{arguments.prefix}-staff", "settings": chosen_settings(arguments),
              "people": [{"login": p.login, "language": p.language, "role": p.role} for p in people],
-             "made_users": [], "hub_pid": None,
+             "made_users": [], "checkout": checkout_access(), "steps_done": [],
              "hub_config": str(Path(arguments.hub_config).resolve()) if arguments.hub_config else None}
     save(state_folder, state)
     try:
+        accounts.create_group(state["staff_group"])
         homes = {}
         for person in people:
-            homes[person.login] = accounts.create(person.login)
+            staff = [state["staff_group"]] if person.role == "instructor" else []
+            homes[person.login] = accounts.create(person.login, groups=staff)
             state["made_users"].append(person.login)
             save(state_folder, state)
         passwords = {p.login: secrets.token_urlsafe(9) for p in people}
         write_passwords(state_folder, people, passwords)
+        hide_checkout(state["staff_group"])
+        if not env.exists():
+            env.parent.mkdir(parents=True, exist_ok=True)
+            print(f"making the students' environment in {env} ...", flush=True)
+            student_env.build(env)
+        student_env.write_nbgrader_config(env, exchange)
         course.make_exchange(exchange)
         instructor = next(p for p in people if p.role == "instructor")
         folder = course.set_up(instructor.login, homes[instructor.login], exchange)
@@ -79,29 +117,58 @@ def start(arguments):
         names = course.assignments(units)
         print(f"releasing {', '.join(names)} as {instructor.login} ...", flush=True)
         course.release(instructor.login, folder, names)
-        state["hub_pid"] = hub.start(state_folder, state_folder / "hub.log")
+        state["course_folder"] = str(folder)
         save(state_folder, state)
+        hub.start(state_folder, state_folder / "hub.log")
     except BaseException:
-        print("start failed: undoing what it made", file=sys.stderr)
+        print("start failed: stopping what runs (nothing is removed; `python -m classroom remove "
+              f"--state {state_folder}` removes it, after a backup)", file=sys.stderr)
         stop_classroom(state_folder)
         raise
-    url = f"http://{state['ip']}:{state['port']}/"
-    print(f"classroom running: {url}\n"
+    return announce(state_folder, state, "classroom running")
+
+
+def resume(state_folder, state, arguments):
+    """Start an existing class's hub again: everything else is there already."""
+    if arguments.roster:
+        print(f"{state_folder} holds a class already: resuming it (the roster is not read again)")
+    pid = hub.running_hub(state_folder)
+    if pid:
+        return announce(state_folder, state, f"classroom already running (hub pid {pid})")
+    missing = [login for login in state["made_users"] if not accounts.exists(login)]
+    if missing:
+        raise SystemExit(f"these users of the class are gone: {', '.join(missing)}; restore them "
+                         "from the backup (docs/en/operations.md) before resuming")
+    state["settings"] = chosen_settings(arguments, state.get("settings"))
+    save(state_folder, state)
+    hide_checkout(state["staff_group"])
+    hub.stop(state_folder)  # a proxy left by a hub that was killed
+    hub.start(state_folder, state_folder / "hub.log")
+    return announce(state_folder, state, "classroom running again")
+
+
+def announce(state_folder, state, what):
+    scheme = "https" if state["settings"].get("ssl_cert") else "http"
+    url = f"{scheme}://{state['ip']}:{state['port']}/"
+    print(f"{what}: {url}\n"
           f"  logins and passwords: {state_folder / 'passwords.csv'} (hand each person theirs)\n"
-          f"  instructor {instructor.login}: course folder {folder}, formgrader in the Nbgrader menu\n"
-          f"  exchange: {exchange}\n"
-          f"  stop: python -m classroom stop --state {state_folder}")
+          f"  course folder: {state.get('course_folder')}, formgrader in the Nbgrader menu\n"
+          f"  exchange: {state['exchange']}; servers' logs: {state_folder / 'logs'}\n"
+          f"  stop: python -m classroom stop --state {state_folder} (keeps everything)", flush=True)
     return url
 
 
-def warn_if_readable():
-    """Students run the course's Python from this checkout; if every account can read it,
-    they can read source/ (the solutions) and grader/ (the references) too."""
-    if any((course.ROOT / name).stat().st_mode & 0o004 for name in ("source", "grader")):
-        print(f"warning: {course.ROOT} is readable by every account on this machine, so students can "
-              "read source/ (the solutions) and grader/ (the references): fine for a demo; for a "
-              "class, install the course where only root and instructors read it, or give students "
-              "the handout image (deploy/Dockerfile)", file=sys.stderr)
+def checkout_access():
+    """The checkout's group and mode before the class (restored by `remove`)."""
+    info = course.ROOT.stat()
+    return {"gid": info.st_gid, "mode": info.st_mode & 0o7777}
+
+
+def hide_checkout(staff_group):
+    """The course's checkout (source/, grader/, the solutions) readable by root and the
+    class's instructors only: students run from their own environment, never from it."""
+    os.chown(course.ROOT, -1, grp.getgrnam(staff_group).gr_gid)
+    course.ROOT.chmod(0o750)
 
 
 def write_passwords(state_folder, people, passwords):
@@ -119,47 +186,94 @@ def write_passwords(state_folder, people, passwords):
 
 
 def stop_classroom(state_folder):
+    """Stop the hub, the proxy and every server of the class; remove nothing."""
     state_folder = Path(state_folder).resolve()
-    path = state_folder / hub.STATE_FILE
-    if not path.exists():
+    state = load(state_folder)
+    if state is None:
         raise SystemExit(f"no classroom in {state_folder} (nothing to stop)")
-    state = json.loads(path.read_text(encoding="utf-8"))
     for what in hub.stop(state_folder):
         print("stopped", what)
+    for login in state["made_users"]:
+        if accounts.stop_processes(login):
+            print("stopped the server of", login)
+    print(f"stopped; everything is kept. Start again: python -m classroom start --state {state_folder}")
+
+
+def remove_classroom(state_folder, confirm=None, backup=None):
+    from classroom import backup as backups
+    state_folder = Path(state_folder).resolve()
+    state = load(state_folder)
+    if state is None:
+        raise SystemExit(f"no classroom in {state_folder} (nothing to remove)")
+    name = state["name"]
+    if confirm is None:
+        confirm = input(f"This removes the class {name!r}: its users and their homes, the exchange's "
+                        f"courses, the course folder and the gradebook (after one backup archive).\n"
+                        f"Type the class's name ({name}) to go on: ").strip()
+    if confirm != name:
+        raise SystemExit(f"not removed: the class's name is {name!r}")
+    stop_classroom(state_folder)
+    archive = backups.write(state_folder, state, backup)
+    print(f"backup: {archive}")
     for login in state["made_users"]:
         accounts.remove(login)
         print("removed user", login, "and their home")
     exchange = Path(state["exchange"])
     for language in LANGUAGES:
-        shutil.rmtree(exchange / course.course_id(language), ignore_errors=True)
-    if state.get("exchange_made"):
-        shutil.rmtree(exchange, ignore_errors=True)
+        backups.remove_tree(exchange / course.course_id(language))
+    accounts.remove_group(state["staff_group"])
+    before = state.get("checkout")
+    if before:
+        os.chown(course.ROOT, -1, before["gid"])
+        course.ROOT.chmod(before["mode"])
+    backups.remove_tree(Path(state["student_env"]))
     for name in (hub.STATE_FILE, "passwords.csv", "password-hashes.json", "jupyterhub.sqlite",
                  "jupyterhub_cookie_secret", "jupyterhub_config.py", "hub.pid", "proxy.pid"):
         (state_folder / name).unlink(missing_ok=True)
-    print(f"stopped; the hub's log stays in {state_folder / 'hub.log'}")
+    print(f"removed; the backup {archive} and the hub's log stay in {state_folder}")
+    return archive
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m classroom", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    begin = commands.add_parser("start", help="start the class from a roster")
-    begin.add_argument("roster")
-    begin.add_argument("--prefix", default="class", help="login names are PREFIX-ID (default: class)")
+    begin = commands.add_parser("start", help="start a class from a roster, or resume the class of --state")
+    begin.add_argument("roster", nargs="?", help="the roster (only for a new class)")
+    begin.add_argument("--prefix", default="class", help="login names are PREFIX-ID; the class's name (default: class)")
     begin.add_argument("--exchange", default="/srv/nbgrader/exchange")
     begin.add_argument("--state", default="classroom-state")
-    begin.add_argument("--ip", default="127.0.0.1")
+    begin.add_argument("--student-env", default="",
+                       help="where the students' environment goes (default /srv/classroom/PREFIX/student-env)")
+    begin.add_argument("--ip", default="127.0.0.1", help="the address students reach (default 127.0.0.1)")
     begin.add_argument("--port", type=int, default=0, help="default: a free port")
+    begin.add_argument("--ssl-cert", help="TLS certificate (e.g. certbot's fullchain.pem)")
+    begin.add_argument("--ssl-key", help="its private key (certbot's privkey.pem)")
+    begin.add_argument("--memory-mb", type=int, help=f"memory per student (default {SETTINGS['memory_mb']})")
+    begin.add_argument("--cpus", type=float, help=f"CPUs per student (default {SETTINGS['cpus']})")
+    begin.add_argument("--processes", type=int, help=f"processes per student (default {SETTINGS['processes']})")
+    begin.add_argument("--cull-after", type=int,
+                       help=f"seconds idle before a server is stopped (default {SETTINGS['cull_after']})")
     begin.add_argument("--units", default="", help="comma-separated units (default: all)")
     begin.add_argument("--hub-config", default="", help="JupyterHub settings read after the classroom's")
-    end = commands.add_parser("stop", help="stop the class and remove the users it made")
+    end = commands.add_parser("stop", help="stop the hub, the proxy and the servers; keep everything")
     end.add_argument("--state", default="classroom-state")
+    remove = commands.add_parser("remove", help="back up, then remove the class's users, homes and courses")
+    remove.add_argument("--state", default="classroom-state")
+    remove.add_argument("--confirm", help="the class's name (asked for if not given)")
+    remove.add_argument("--backup", help="the archive to write (default STATE/backup-NAME-TIME.tar.gz)")
+    unit = commands.add_parser("service", help="write a systemd unit that starts the class at boot")
+    unit.add_argument("--state", default="classroom-state")
     arguments = parser.parse_args(argv)
     if arguments.command == "start":
         start(arguments)
-    else:
+    elif arguments.command == "stop":
         stop_classroom(arguments.state)
+    elif arguments.command == "remove":
+        remove_classroom(arguments.state, arguments.confirm, arguments.backup)
+    else:
+        from classroom.service import write_unit
+        write_unit(arguments.state)
 
 
 main()

@@ -1,6 +1,7 @@
 """System users for the class: made with `useradd`, each with a private home and their
 Jupyter settings (interface language, nbgrader's exchange and course, the student's or the
-instructor's tools); removed with `userdel --remove` by `classroom stop`, only those made here."""
+instructor's tools); removed with `userdel --remove` by `classroom remove` (after its backup),
+only those made here."""
 import json
 import os
 import pwd
@@ -9,15 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from course.exchange import SUBMIT
-
-LOCALES = {"en": "en", "es": "es_ES"}
-# nbgrader's lab plugins and server extensions only an instructor has; students keep the
-# menu, the Assignments panel (assignment-list) and the Validate button
-INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
-                      "@jupyter/nbgrader:course-list")
-INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
-                                "nbgrader.server_extensions.course_list")
+from course.server_settings import locale_settings
 
 
 class AccountError(RuntimeError):
@@ -32,12 +25,25 @@ def exists(login):
         return False
 
 
-def create(login):
-    """Make `login` with a private home; refuse a name that is already taken."""
+def create_group(name):
+    """The class's staff group (its instructors), made unless it exists."""
+    if subprocess.run(["getent", "group", name], capture_output=True, check=False).returncode:
+        done = subprocess.run(["groupadd", name], capture_output=True, text=True, check=False)
+        if done.returncode:
+            raise AccountError(f"groupadd {name} failed: {done.stderr.strip()}")
+
+
+def remove_group(name):
+    subprocess.run(["groupdel", name], capture_output=True, check=False)
+
+
+def create(login, groups=()):
+    """Make `login` with a private home (and in `groups`); refuse a name that is already taken."""
     if exists(login):
         raise AccountError(f"a user {login!r} already exists on this machine: "
                            "choose another --prefix (the classroom only removes users it made)")
-    done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", login],
+    extra = ["--groups", ",".join(groups)] if groups else []
+    done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", *extra, login],
                           capture_output=True, text=True, check=False)
     if done.returncode:
         raise AccountError(f"useradd {login} failed: {done.stderr.strip()}")
@@ -46,21 +52,41 @@ def create(login):
     return home
 
 
+def stop_processes(login, grace=10):
+    """Stop every process of `login` (by PID): SIGTERM, then SIGKILL to what is left after
+    `grace` seconds; how many there were."""
+    if not exists(login):
+        return 0
+    uid = pwd.getpwnam(login).pw_uid
+    found = processes_of(uid)
+    deadline = time.monotonic() + grace
+    signal_ = signal.SIGTERM if grace else signal.SIGKILL
+    for pid in found:
+        signal_to(pid, signal_)
+    while processes_of(uid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for _ in range(50):
+        left = processes_of(uid)
+        if not left:
+            break
+        for pid in left:
+            signal_to(pid, signal.SIGKILL)
+        time.sleep(0.2)
+    return len(found)
+
+
+def signal_to(pid, signal_):
+    try:
+        os.kill(pid, signal_)
+    except ProcessLookupError:
+        pass
+
+
 def remove(login):
     """Stop every process of `login` (by PID) and delete the user with their home."""
     if not exists(login):
         return
-    uid = pwd.getpwnam(login).pw_uid
-    for _ in range(20):
-        pids = processes_of(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.25)
+    stop_processes(login, grace=0)
     done = subprocess.run(["userdel", "--remove", login], capture_output=True, text=True, check=False)
     if done.returncode and exists(login):
         raise AccountError(f"userdel {login} failed: {done.stderr.strip()}")
@@ -81,31 +107,25 @@ def processes_of(uid):
 
 def write_settings(person, home, exchange, course_id, course_dir=None):
     """The person's Jupyter settings, owned by them: JupyterLab in their language without
-    news from the network, and nbgrader pointed at the class's exchange (students: only
-    their language's course; instructors: their course folder, formgrader)."""
+    news from the network; an instructor's nbgrader pointed at the class's exchange and their
+    course folder, with formgrader. A student's server reads its Jupyter and nbgrader settings
+    from the students' environment instead (root's: classroom/student_env.py), where they
+    cannot turn the course's Validate off."""
     files = {
         ".jupyter/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings":
-            json.dumps({"locale": LOCALES[person.language]}),
+            json.dumps(locale_settings(person.language)),
         ".jupyter/lab/user-settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings":
             json.dumps({"fetchNews": "false", "checkForUpdates": False}),
     }
-    nbgrader = [f"c.Exchange.root = {str(exchange)!r}"]
-    if person.role == "student":
-        nbgrader.append(f"c.CourseDirectory.course_id = {course_id!r}")
-        nbgrader.append(f"c.ExchangeFactory.submit = {SUBMIT!r}  # submissions private (course/exchange.py)")
-        files[".jupyter/labconfig/page_config.json"] = json.dumps(
-            {"disabledExtensions": {name: True for name in INSTRUCTOR_PLUGINS}}, indent=1)
-        files[".jupyter/jupyter_server_config.json"] = json.dumps(
-            {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}},
-            indent=1)
-    else:
-        nbgrader.append(f"c.CourseDirectory.root = {str(course_dir)!r}")
+    if person.role != "student":
+        files[".jupyter/nbgrader_config.py"] = ("c = get_config()  # noqa: F821\n"
+                                                f"c.Exchange.root = {str(exchange)!r}\n"
+                                                f"c.CourseDirectory.root = {str(course_dir)!r}\n")
         # JupyterHub's servers forbid every frame (frame-ancestors 'none') unless told
         # otherwise, and JupyterLab shows formgrader in a frame of the same server
         files[".jupyter/jupyter_server_config.json"] = json.dumps(
             {"ServerApp": {"tornado_settings": {"headers": {
                 "Content-Security-Policy": "frame-ancestors 'self'"}}}}, indent=1)
-    files[".jupyter/nbgrader_config.py"] = "c = get_config()  # noqa: F821\n" + "\n".join(nbgrader) + "\n"
     for relative, text in files.items():
         write_as(person.login, home / relative, text)
 

@@ -4,15 +4,20 @@ Each person gets their own random password (never a shared one, which would let 
 student log in as another); the hub keeps only salted hashes. A university would use
 its own authenticator instead (docs/en/classroom.md).
 """
+import asyncio
 import hashlib
 import hmac
 import json
 import secrets
+import time
 
 from jupyterhub.auth import Authenticator
 from traitlets import Unicode
 
 ROUNDS = 200_000
+FREE_TRIES = 5  # wrong passwords before a login name must wait
+FREE_TRIES_PER_ADDRESS = 50  # an address may be a whole lab behind one router
+LONGEST_WAIT = 300  # seconds; the wait doubles with each further wrong password up to this
 
 
 def hashed(password, salt=None):
@@ -26,17 +31,54 @@ def matches(password, stored):
     return hmac.compare_digest(hashed(password, salt), stored)
 
 
+class Throttle:
+    """Wrong passwords per key (a login name, an address): after `free_tries`, each further
+    try waits 2, 4, 8... seconds (at most LONGEST_WAIT) after the last wrong one."""
+
+    def __init__(self, free_tries=FREE_TRIES, clock=time.monotonic):
+        self.free_tries, self.clock = free_tries, clock
+        self.failures = {}  # key -> (count, time of the last)
+
+    def wait(self, key):
+        count, last = self.failures.get(key, (0, 0.0))
+        if count < self.free_tries:
+            return 0.0
+        return max(0.0, last + min(LONGEST_WAIT, 2 ** (count - self.free_tries + 1)) - self.clock())
+
+    def failed(self, key):
+        count, _ = self.failures.get(key, (0, 0.0))
+        self.failures[key] = (count + 1, self.clock())
+
+    def succeeded(self, key):
+        self.failures.pop(key, None)
+
+
 class RosterAuthenticator(Authenticator):
-    """Accepts a roster's login name with that person's password, nothing else."""
+    """Accepts a roster's login name with that person's password, nothing else. The hash
+    runs in a thread, not on the hub's event loop (49 ms each); repeated wrong passwords
+    for one name or from one address are refused without hashing until their wait is over."""
 
     hashes_file = Unicode(help="JSON file: login name -> salted password hash").tag(config=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.throttles = {"name": Throttle(FREE_TRIES), "address": Throttle(FREE_TRIES_PER_ADDRESS)}
+        self.unknown = hashed(secrets.token_hex(8))  # unknown names cost a hash too (no timing tell)
 
     def stored_hash(self, login):
         with open(self.hashes_file, encoding="utf-8") as handle:  # a small file, read at each login
             return json.load(handle).get(login)
 
     async def authenticate(self, handler, data):
-        stored = self.stored_hash(data.get("username", ""))
-        if stored and matches(data.get("password", ""), stored):
-            return data["username"]
-        return None
+        login, password = data.get("username", ""), data.get("password", "")
+        keys = {"name": login, "address": handler.request.remote_ip if handler else ""}
+        if any(self.throttles[kind].wait(key) > 0 for kind, key in keys.items()):
+            self.log.warning("login throttled for %r from %s", login, keys["address"])
+            return None
+        stored = self.stored_hash(login)
+        right = await asyncio.get_running_loop().run_in_executor(
+            None, matches, password, stored or self.unknown)
+        for kind, key in keys.items():
+            throttle = self.throttles[kind]
+            (throttle.succeeded if right and stored else throttle.failed)(key)
+        return login if right and stored else None

@@ -62,7 +62,8 @@ def as_user(login, env=None):
     bin_folder = Path(sys.executable).parent
     clean = {"HOME": user.pw_dir, "USER": login, "LOGNAME": login, "LANG": "C.UTF-8",
              "PATH": f"{bin_folder}:/usr/local/bin:/usr/bin:/bin"}
-    return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": [],
+    return {"user": user.pw_uid, "group": user.pw_gid,
+            "extra_groups": os.getgrouplist(login, user.pw_gid),  # instructors: the staff group
             "env": {**clean, **(env or {})}}
 
 

@@ -2,12 +2,14 @@
 and starting and stopping it by PID.
 
 The hub runs as root on loopback by default; configurable-http-proxy (npm) is its proxy;
-LocalProcessSpawner starts each person's server as their own system user (the hub switches
-to that user: no sudo), JupyterLab at /lab in their home. docs/en/classroom.md gives the
-settings for a real server (TLS, the university's authenticator).
+classroom/spawner.py starts each person's server as their own system user (the hub switches
+to that user: no sudo), with limits, JupyterLab at /lab in their home; jupyterhub-idle-culler
+stops idle servers. docs/en/classroom.md gives the settings for a real server (TLS, the
+university's authenticator).
 """
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -16,6 +18,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from classroom.course import course_id
 
 STATE_FILE = "classroom.json"
 PROXY = "configurable-http-proxy"
@@ -33,8 +37,12 @@ def configure(c, state_folder):
     state_folder = Path(state_folder)
     state = json.loads((state_folder / STATE_FILE).read_text(encoding="utf-8"))
     bin_folder = Path(state["python"]).parent
+    settings = state["settings"]
     c.JupyterHub.ip = state["ip"]
     c.JupyterHub.port = state["port"]
+    if settings.get("ssl_cert"):
+        c.JupyterHub.ssl_cert = settings["ssl_cert"]
+        c.JupyterHub.ssl_key = settings["ssl_key"]
     c.JupyterHub.hub_ip = "127.0.0.1"
     c.JupyterHub.hub_port = state["hub_port"]
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{state['proxy_api_port']}"
@@ -43,20 +51,56 @@ def configure(c, state_folder):
     c.JupyterHub.pid_file = str(state_folder / "hub.pid")
     c.JupyterHub.db_url = f"sqlite:///{state_folder / 'jupyterhub.sqlite'}"
     c.JupyterHub.cookie_secret_file = str(state_folder / "jupyterhub_cookie_secret")
-    c.JupyterHub.cleanup_servers = True  # the hub stops the servers when it stops
+    # a hub restart (a crash, an upgrade) leaves the servers and their kernels running: the
+    # restarted hub finds each by its PID; `classroom stop` stops them itself
+    c.JupyterHub.cleanup_servers = False
     c.JupyterHub.authenticator_class = "classroom.auth.RosterAuthenticator"
     c.RosterAuthenticator.hashes_file = str(state_folder / "password-hashes.json")
     people = state["people"]
     c.Authenticator.allowed_users = {p["login"] for p in people}
     c.Authenticator.admin_users = {p["login"] for p in people if p["role"] == "instructor"}
-    c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
-    c.Spawner.cmd = [str(bin_folder / "jupyterhub-singleuser")]
+    c.JupyterHub.spawner_class = "classroom.spawner.ClassroomSpawner"
+    c.ClassroomSpawner.students = {p["login"]: p["language"] for p in people if p["role"] == "student"}
+    c.ClassroomSpawner.student_env = state["student_env"]
+    c.ClassroomSpawner.memory_mb = settings["memory_mb"]
+    c.ClassroomSpawner.cpus = settings["cpus"]
+    c.ClassroomSpawner.max_processes = settings["processes"]
+    c.ClassroomSpawner.log_folder = str(state_folder / "logs")
+    c.ClassroomSpawner.shared_paths = {state["exchange"]: "rw", state["student_env"]: "ro"}
+    c.Spawner.cmd = [str(bin_folder / "jupyterhub-singleuser")]  # instructors: the course's environment
     c.Spawner.default_url = "/lab"
     c.Spawner.notebook_dir = "~"
     c.Spawner.start_timeout = 180
     c.Spawner.http_timeout = 180
-    # the course's Python first (the kernel, nbgrader), nothing else of root's environment
-    c.Spawner.environment = {"PATH": f"{bin_folder}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    students_config = str(Path(state["student_env"]) / "etc" / "jupyter")
+    c.Spawner.environment = {
+        "PATH": lambda spawner: f"{spawner_bin(spawner, bin_folder)}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        # a student's Jupyter configuration is the students' environment's, root's: their
+        # own ~/.jupyter would come first and could turn the course's Validate off
+        "JUPYTER_CONFIG_DIR": lambda spawner: (students_config if spawner.user.name in spawner.students
+                                               else str(home_of(spawner) / ".jupyter")),
+        "JUPYTERLAB_SETTINGS_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/user-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/workspaces"),
+        "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, "en")),
+    }
+    python = state["python"]
+    c.JupyterHub.services = [{"name": "idle-culler", "command": [
+        python, "-m", "jupyterhub_idle_culler", f"--timeout={settings['cull_after']}",
+        f"--cull-every={max(10, min(300, settings['cull_after'] // 2))}"]}]
+    c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"], "scopes": [
+        "list:users", "read:users:activity", "read:servers", "delete:servers"]}]
+    c.JupyterHub.last_activity_interval = max(10, min(300, settings["cull_after"] // 4))
+
+
+def home_of(spawner):
+    return Path(pwd.getpwnam(spawner.user.name).pw_dir)
+
+
+def spawner_bin(spawner, bin_folder):
+    if spawner.user.name in spawner.students:
+        return Path(spawner.student_env) / "bin"
+    return bin_folder
 
 
 def start(state_folder, log_to):
@@ -92,9 +136,19 @@ def start(state_folder, log_to):
 def is_ours(pid, word):
     """Whether `pid` is alive and its command line holds `word` (not a reused PID)."""
     try:
-        return word in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
+        return word in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ")
+    except (OSError, ValueError):
         return False
+
+
+def running_hub(state_folder):
+    """The PID of this class's hub if it runs (its pid file, checked against its command line)."""
+    state_folder = Path(state_folder)
+    try:
+        pid = int((state_folder / "hub.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if is_ours(pid, str(state_folder / "jupyterhub_config.py")) else None
 
 
 def stop_pid(pid, word, seconds=30):
@@ -111,16 +165,21 @@ def stop_pid(pid, word, seconds=30):
 
 
 def stop(state_folder):
-    """Stop the hub (which stops the servers it started), then the proxy, by PID."""
+    """Stop the hub, then the proxy, by PID (each checked to be this class's, not a reused
+    PID); the servers are stopped by the caller (they outlive the hub on purpose)."""
     state_folder = Path(state_folder)
     state = json.loads((state_folder / STATE_FILE).read_text(encoding="utf-8"))
     stopped = []
-    if stop_pid(state.get("hub_pid"), "jupyterhub"):
-        stopped.append(f"hub (pid {state['hub_pid']})")
+    pid = running_hub(state_folder)
+    if pid and stop_pid(pid, str(state_folder / "jupyterhub_config.py")):
+        stopped.append(f"hub (pid {pid})")
     proxy_pid = state_folder / "proxy.pid"
     if proxy_pid.exists():
-        pid = int(proxy_pid.read_text().strip() or 0)
-        if stop_pid(pid, PROXY):
+        try:
+            pid = int(proxy_pid.read_text().strip() or 0)
+        except ValueError:
+            pid = 0
+        if stop_pid(pid, f"{state['proxy_api_port']}"):
             stopped.append(f"proxy (pid {pid})")
     return stopped
 

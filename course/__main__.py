@@ -4,6 +4,7 @@
     python -m course start theory03-es --no-open  # copy only
     python -m course lab es                       # open JupyterLab again on your work (en/es)
     python -m course submit theory03-es           # check it and write the file to hand in
+    python -m course settings --sys-prefix PREFIX # student mode in an environment (a hub's, an image's)
 
 Further options of `start` and `lab` go to JupyterLab (`--no-browser`, `--port=8899`).
 """
@@ -26,7 +27,13 @@ def main(argv=None):
     lab.add_argument("lang", nargs="?", choices=LANGUAGES, default=DEFAULT_LANGUAGE)
     submit = commands.add_parser("submit", help="check your work and write the file to hand in")
     submit.add_argument("assignment")
+    # its own parser (course/server_settings.py) reads the rest, --help included
+    commands.add_parser("settings", add_help=False, help="the student server's settings in an environment "
+                        "(--sys-prefix PREFIX [--exchange] [--language en|es])")
     arguments, jupyter_options = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if arguments.command == "settings":
+        from course import server_settings
+        return server_settings.main(jupyter_options)
     if arguments.command == "submit":
         if jupyter_options:
             parser.error(f"unrecognized arguments: {' '.join(jupyter_options)}")

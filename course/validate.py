@@ -19,6 +19,7 @@ it unchanged. This module is also a Jupyter server extension: student mode
 """
 import html
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from nbgrader.validator import Validator
 
 from course import names
 from course.i18n import say
+from course.server_settings import INSTALLED_COURSE
 from course.work import release_notebook
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -140,11 +142,13 @@ def _wrapped(text, width=100):
 
 
 def release_of(notebook, work):
-    """The release notebook of a notebook in my-work/<assignment>/, or None."""
+    """The release notebook of a notebook in <work>/<assignment>/ (my-work/, or a hub's home),
+    from the course folder above <work>, else from the environment's installed release; or None."""
     notebook, work = Path(notebook).resolve(), Path(work).resolve()
     if notebook.parent.parent != work:
         return None
-    return release_notebook(work.parent, notebook.parent.name)
+    return (release_notebook(work.parent, notebook.parent.name)
+            or release_notebook(Path(sys.prefix) / INSTALLED_COURSE, notebook.parent.name))
 
 
 # ---- the Jupyter server extension: nbgrader's URLs, the course's answer ----

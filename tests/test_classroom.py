@@ -13,8 +13,10 @@ import json
 import os
 import pwd
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +36,7 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the classroom makes system users: run as root"),
 ]
 PREFIX = os.environ.get("CLASSROOM_TEST_PREFIX", "zqcls")  # zqcls-...: unlikely to exist anywhere
+MEMORY_MB = 1024  # each student's limit here (lab 01's kernel with torch fits; the attack takes twice)
 MARKER = "hub-token-that-must-not-reach-a-kernel"
 ANSWERS = {  # the Spanish student takes only the path through e; the English one is right
     "es": "import os\nprint('ENVIRONMENT', dict(os.environ))\n"
@@ -54,30 +57,63 @@ def run(command, **kwargs):
 
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
-    """The classroom started from a roster, stopped (users removed) at the end."""
-    folder = tmp_path_factory.mktemp("classroom")
-    shared = Path(tempfile.mkdtemp(prefix="classroom-exchange-"))  # students must reach it
+    """The classroom started from a roster by the README's command, shared by this module's
+    tests; removed at the end with `classroom remove` (its backup checked, users gone)."""
+    # not under pytest's tmp_path: another pytest run as root may delete old ones meanwhile
+    shared = Path(tempfile.mkdtemp(prefix="classroom-test-"))  # students reach the exchange in it
     shared.chmod(0o755)
+    folder = shared / "instructor"
+    folder.mkdir(mode=0o700)
     roster = folder / "roster.csv"
     roster.write_text("id,name,language,role\nteacher,Profesora,es,instructor\n"
-                      "ana.garcia,Ana García,es,student\nbob,Bob Smith,en,student\n", encoding="utf-8")
+                      "ana.garcia,Ana García,es,student\nbob,Bob Smith,en,student\n"
+                      "carol,Carol Idle,en,student\n", encoding="utf-8")
     state = folder / "state"
-    out = run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
-               "--exchange", str(shared / "exchange"), "--state", str(state), "--units", "theory03"],
-              cwd=ROOT)
+    try:
+        out = run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
+                   "--exchange", str(shared / "exchange"), "--student-env", str(shared / "student-env"),
+                   "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB)], cwd=ROOT)
+    except BaseException:
+        subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
+                       check=False)
+        raise
     print(out)
     url = re.search(r"classroom running: (\S+)", out).group(1)
     with open(state / "passwords.csv", encoding="utf-8") as listing:
-        logins = {row["language"] if row["role"] == "student" else "instructor": row
-                  for row in csv.DictReader(listing)}
+        logins = {("idle" if row["id"] == "carol" else row["language"]) if row["role"] == "student"
+                  else "instructor": row for row in csv.DictReader(listing)}
     try:
-        yield {"url": url, "people": logins, "state": state, "exchange": shared / "exchange"}
+        yield {"url": url, "people": logins, "state": state, "exchange": shared / "exchange",
+               "student_env": shared / "student-env"}
     finally:
-        print(run([sys.executable, "-m", "classroom", "stop", "--state", str(state)], cwd=ROOT))
+        refused = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
+                                  "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
+        assert refused.returncode and "not removed" in refused.stderr
+        assert all(accounts_exist(p["login"]) for p in logins.values())
+        homes = {key: pwd.getpwnam(p["login"]).pw_dir.lstrip("/") for key, p in logins.items()}
+        (Path("/") / homes["es"] / "kept.txt").write_text("her work")
+        backup = state / "backup.tar.gz"
+        print(run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
+                   "--backup", str(backup)], cwd="/"))
         for person in logins.values():
-            with pytest.raises(KeyError):
-                pwd.getpwnam(person["login"])
-        shared.rmdir()
+            assert not accounts_exist(person["login"])
+        with tarfile.open(backup) as archive:
+            names = archive.getnames()
+        teacher = homes["instructor"]
+        for kept in (f"{teacher}/autograd-by-hand/gradebook.db", f"{teacher}/autograd-by-hand/source",
+                     f"{homes['es']}/kept.txt"):
+            assert any(name.startswith(kept) for name in names), kept
+        print(f"the backup holds {len(names)} entries: the gradebook, the course folder, the students' work")
+        assert ROOT.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
+        shutil.rmtree(shared)
+
+
+def accounts_exist(login):
+    try:
+        pwd.getpwnam(login)
+        return True
+    except KeyError:
+        return False
 
 
 def memory_mb(login, kind="Pss"):
@@ -297,3 +333,223 @@ def probe(page, shots, people, exchange):
                              f"{page.locator('.jp-OutputArea-output').all_text_contents()}") from None
     shoot(page, shots, "es-probe-refused")
     return json.loads(output.text_content().split("PROBE", 1)[1])
+
+
+# ---- the class as a department runs it: nothing lost, students isolated, limits, Validate ----
+
+def hub_user(classroom, key):
+    from hub_client import HubUser
+    person = classroom["people"][key]
+    user = HubUser(classroom["url"], person["login"], person["password"])
+    assert user.log_in(), f"{person['login']} could not log in"
+    return user
+
+
+def hub_pid(classroom):
+    return int((classroom["state"] / "hub.pid").read_text())
+
+
+def classroom_command(*arguments):
+    return run([sys.executable, "-m", "classroom", *arguments], cwd="/")  # from any folder
+
+
+def test_a_student_kernel_reads_nothing_that_is_not_theirs(classroom):
+    """From Ana's kernel (through the hub's API) and as her system user: the solutions, the
+    references, the gradebook, autograded/ and submitted/, Bob's home, Bob's /tmp: each refused."""
+    teacher = Path(pwd.getpwnam(classroom["people"]["instructor"]["login"]).pw_dir) / "autograd-by-hand"
+    bob_home = pwd.getpwnam(classroom["people"]["en"]["login"]).pw_dir
+    (teacher / "autograded").mkdir(exist_ok=True)
+    (teacher / "submitted").mkdir(exist_ok=True)
+    targets = {"the solutions (checkout)": ROOT / "source/theory03-es/theory03.ipynb",
+               "the references (checkout)": ROOT / "grader/__init__.py",
+               "the course's Python (checkout)": ROOT / ".venv/bin/python",
+               "the instructor's source": teacher / "source",
+               "the gradebook": teacher / "gradebook.db",
+               "autograded": teacher / "autograded", "submitted": teacher / "submitted",
+               "Bob's home": Path(bob_home), "the passwords": classroom["state"] / "passwords.csv"}
+    targets = {what: str(path) for what, path in targets.items()}
+    code = ("import json, os\nseen = {}\n"
+            f"for what, path in {targets!r}.items():\n"
+            "    try:\n"
+            "        seen[what] = 'READ ' + str(os.listdir(path) if os.path.isdir(path) else open(path, 'rb').read(20))\n"
+            "    except OSError as error:\n"
+            "        seen[what] = 'REFUSED ' + type(error).__name__\n"
+            "try:\n    import grader\n    seen['import grader'] = 'READ ' + grader.__file__\n"
+            "except ImportError as error:\n    seen['import grader'] = 'REFUSED ' + type(error).__name__\n"
+            "seen['/tmp'] = os.listdir('/tmp')\n"
+            "import subprocess\nseen['ps'] = sorted({int(uid) for uid in subprocess.run(['ps', '-e', '-o', 'uid='],"
+            " capture_output=True, text=True).stdout.split()})\n"
+            "print('PROBE' + json.dumps(seen))\n")
+    bob, ana = hub_user(classroom, "en"), hub_user(classroom, "es")
+    bob.start_server()
+    bob_kernel = bob.start_kernel()
+    assert bob.run(bob_kernel, "open('/tmp/bob-secret.txt', 'w').write('mine')")[1] is None
+    ana.start_server()
+    out, error = ana.run(ana.start_kernel(), code)
+    assert error is None, out
+    seen = json.loads(out.split("PROBE", 1)[1])
+    print("Ana's kernel:", json.dumps(seen, indent=1))
+    assert "bob-secret.txt" not in seen.pop("/tmp")
+    assert seen.pop("ps") == [pwd.getpwnam(ana.login).pw_uid]  # her processes only
+    assert seen.pop("import grader") == "REFUSED ModuleNotFoundError"
+    # under /tmp (the test's state folder) a path is not even there: her /tmp is her own
+    assert set(seen.values()) <= {"REFUSED PermissionError", "REFUSED FileNotFoundError"}, seen
+    from classroom.course import as_user  # and as her system user, outside the hub
+    for what, path in targets.items():
+        done = subprocess.run(["cat" if Path(path).is_file() else "ls", path], capture_output=True, text=True,
+                              check=False, **as_user(classroom["people"]["es"]["login"]))
+        print(f"as Ana: {what}: {done.stderr.strip()}")
+        assert done.returncode and "Permission denied" in done.stderr, what
+
+
+def test_a_kernel_over_its_memory_is_stopped_and_the_server_answers(classroom):
+    """Twice the memory limit, allocated and touched in Ana's kernel: the kernel is killed
+    (the out-of-memory killer of her control group), her server still answers."""
+    ana = hub_user(classroom, "es")
+    ana.start_server()
+    kernel = ana.start_kernel()
+    out, error = ana.run(kernel, f"big = bytearray({2 * MEMORY_MB} * 1024 * 1024)\nprint('HELD', len(big))")
+    print("twice the limit:", repr(out), error)
+    assert "HELD" not in out and error in ("DEAD", "MemoryError")
+    assert ana.server_answers()
+    out, error = ana.run(ana.start_kernel(), "print('STILL', 1 + 1)")
+    assert error is None and "STILL 2" in out
+
+
+def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(classroom):
+    """Ana fetches theory03-es, deletes every graded test cell and validates through her server:
+    the course's message (the missing cells named), not nbgrader's "Success"; her own
+    ~/.jupyter enabling nbgrader's Validate changes nothing."""
+    ana = hub_user(classroom, "es")
+    ana.start_server()
+    kernel = ana.start_kernel()
+    code = ("import subprocess, os, json, nbformat\nos.chdir(os.path.expanduser('~'))\n"
+            "said = subprocess.run(['nbgrader', 'fetch_assignment', 'theory03-es'], capture_output=True, text=True)\n"
+            "print(said.stdout[-300:], said.stderr[-300:])\n"
+            "nb = nbformat.read('theory03-es/theory03.ipynb', as_version=4)\n"
+            "nb.cells = [c for c in nb.cells if not (c.metadata.get('nbgrader', {}).get('grade') and "
+            "not c.metadata['nbgrader'].get('solution'))]\n"
+            "nbformat.write(nb, 'theory03-es/theory03.ipynb')\n"
+            "os.makedirs('.jupyter', exist_ok=True)\n"
+            "open('.jupyter/jupyter_server_config.json', 'w').write(json.dumps({'ServerApp': {'jpserver_extensions': "
+            "{'nbgrader.server_extensions.validate_assignment': True, 'course.validate': False}}}))\n"
+            "print('EDITED')\n")
+    out, error = ana.run(kernel, code)
+    assert error is None and "EDITED" in out, out
+    ana.api("DELETE", f"hub/api/users/{ana.login}/server")  # a new server reads the settings again
+    for _ in range(60):
+        if not ana.server():
+            break
+        time.sleep(1)
+    ana.start_server()
+    answer = ana.validate("theory03-es/theory03.ipynb")
+    print("Validate said:", json.dumps(answer)[:600])
+    assert answer["success"] is True and answer["value"] != "Success"
+    assert "falta esta celda calificada" in json.dumps(answer, ensure_ascii=False)
+
+
+def test_stop_then_start_keeps_every_file_and_grade_and_logins_work(classroom):
+    state = classroom["state"]
+    ana = hub_user(classroom, "es")
+    home = Path(pwd.getpwnam(ana.login).pw_dir)
+    (home / "kept.txt").write_text("her work")
+    teacher = Path(pwd.getpwnam(classroom["people"]["instructor"]["login"]).pw_dir)
+    before = files_of(teacher, home)
+    gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
+    print(classroom_command("stop", "--state", str(state)))
+    assert not hub_is_running(state)
+    assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
+    assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
+    print(classroom_command("start", "--state", str(state)))
+    after = files_of(teacher, home)
+    assert {k: v for k, v in after.items() if k in before} == before, set(before) - set(after)
+    assert (teacher / "autograd-by-hand/gradebook.db").read_bytes() == gradebook
+    assert (home / "kept.txt").read_text() == "her work"
+    hub_user(classroom, "es").start_server()
+    print(f"stop then start: {len(before)} files unchanged, the gradebook identical, Ana logs in")
+
+
+def test_the_hub_killed_comes_back_with_start_and_kernels_survive(classroom):
+    """SIGKILL to the hub (as a crash or the OOM killer does); `start` brings the class back
+    and Ana's kernel, with what she computed, is still there (cleanup_servers is off)."""
+    ana = hub_user(classroom, "es")
+    ana.start_server()
+    kernel = ana.start_kernel()
+    assert ana.run(kernel, "x = 41")[1] is None
+    os.kill(hub_pid(classroom), 9)
+    time.sleep(1)
+    assert not hub_is_running(classroom["state"])
+    print(classroom_command("start", "--state", str(classroom["state"])))
+    ana = hub_user(classroom, "es")
+    out, error = ana.run(kernel, "print('SURVIVED', x + 1)")
+    assert error is None and "SURVIVED 42" in out
+
+
+def test_an_idle_server_is_culled(classroom):
+    """Carol starts her server and does nothing; with the class resumed at --cull-after 20,
+    jupyterhub-idle-culler stops it; then the class goes back to its setting."""
+    state = classroom["state"]
+    carol = hub_user(classroom, "idle")
+    carol.start_server()
+    classroom_command("stop", "--state", str(state))
+    classroom_command("start", "--state", str(state), "--cull-after", "20")
+    try:
+        carol = hub_user(classroom, "idle")
+        carol.start_server()
+        deadline = time.monotonic() + 120
+        while carol.server() and time.monotonic() < deadline:
+            time.sleep(2)
+        assert carol.server() is None, "the idle server was not culled in 120 s"
+        log = (state / "hub.log").read_text(errors="replace")
+        assert re.search(rf"Culling server {carol.login}|culling .*{carol.login}", log, re.IGNORECASE), log[-2000:]
+        print("culled:", [line for line in log.splitlines() if "ull" in line and carol.login in line][-2:])
+    finally:
+        classroom_command("stop", "--state", str(state))
+        classroom_command("start", "--state", str(state), "--cull-after", "3600")
+
+
+def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom):
+    from hub_client import HubUser
+    bob = classroom["people"]["en"]
+    for _ in range(6):
+        assert not HubUser(classroom["url"], bob["login"], "wrong").log_in()
+    assert not HubUser(classroom["url"], bob["login"], bob["password"]).log_in()  # while it waits
+    time.sleep(5)
+    assert HubUser(classroom["url"], bob["login"], bob["password"]).log_in()
+    assert "login throttled" in (classroom["state"] / "hub.log").read_text(errors="replace")
+    hub_user(classroom, "en").start_server()
+    log = classroom["state"] / "logs" / f"{bob['login']}.log"
+    assert log.stat().st_size > 0 and log.stat().st_mode & 0o777 == 0o600 and log.stat().st_uid == 0
+    assert "jupyterhub-singleuser" in log.read_text(errors="replace").lower() or \
+        "Jupyter Server" in log.read_text(errors="replace")
+
+
+def test_the_service_unit_says_whether_systemd_runs(classroom):
+    out = classroom_command("service", "--state", str(classroom["state"]))
+    unit = (classroom["state"] / f"classroom-{PREFIX}.service").read_text()
+    assert f"ExecStart={sys.executable} -m classroom start --state {classroom['state']}" in unit
+    assert "KillMode=process" in unit
+    assert ("systemctl enable" in out) == os.path.isdir("/run/systemd/system")
+    print(out)
+
+
+def files_of(*homes):
+    """Each file's size, but a running server's own (runtime/: its connection files, gone when it stops)."""
+    return {str(p): p.stat().st_size for home in homes for p in home.rglob("*")
+            if p.is_file() and "runtime" not in p.parts}
+
+
+def hub_is_running(state):
+    from classroom.hub import running_hub
+    return running_hub(state) is not None
+
+
+def all_pids():
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def pid_user(pid):
+    try:
+        return pwd.getpwuid(Path(f"/proc/{pid}").stat().st_uid).pw_name
+    except (OSError, KeyError):
+        return None

@@ -42,10 +42,10 @@ def spanish_texts():
 
 def prose(markdown):
     """Markdown without what is not prose: code blocks, code spans, math, link targets, HTML."""
-    markdown = re.sub(r"^(```|~~~).*?^\1", " ", markdown, flags=re.S | re.M)
-    markdown = re.sub(r"^( {4}|\t).*$", " ", markdown, flags=re.M)
+    markdown = re.sub(r"^(```|~~~).*?^\1", " ", markdown, flags=re.DOTALL | re.MULTILINE)
+    markdown = re.sub(r"^( {4}|\t).*$", " ", markdown, flags=re.MULTILINE)
     markdown = re.sub(r"`[^`]*`", " ", markdown)
-    markdown = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", markdown, flags=re.S)
+    markdown = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", markdown, flags=re.DOTALL)
     markdown = re.sub(r"\]\([^)]*\)|<[^>]*>|https?://\S+", " ", markdown)
     return markdown
 
