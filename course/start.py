@@ -4,6 +4,7 @@
     python -m course start theory03-es --no-open  # copy only
     python -m course lab es                       # open JupyterLab again on your work (en/es)
     python -m course submit theory03-es           # check it and write the file to hand in
+    python -m course settings --sys-prefix PREFIX # student mode in an environment (course/server_settings.py)
 
 Any further options go to JupyterLab (`--no-browser`, `--port=8899`). The commands
 work from any folder: the course is the nearest folder (this one or above) that holds `release/`, or else
@@ -22,20 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from course import server_settings
 from course.i18n import LANGUAGES, say
 
 WORK = "my-work"
-# nbgrader's lab plugins an instructor needs and a student must not see;
-# `validate-assignment` (the Validate button) stays.
-INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader",
-                      "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:course-list",
-                      "@jupyter/nbgrader:assignment-list")
-INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
-                                "nbgrader.server_extensions.course_list",
-                                "nbgrader.server_extensions.assignment_list")
-LOCALES = {"en": "en", "es": "es_ES"}
-NBGRADER_VALIDATE = "nbgrader.server_extensions.validate_assignment"
-COURSE_VALIDATE = "course.validate"
 
 
 def language_of(assignment):
@@ -99,22 +90,13 @@ def match_this_python(path):
 
 
 def student_settings(root, lang):
-    """Jupyter config and JupyterLab settings for student mode, under my-work/.jupyter/.
-    Each language has its settings folder, and its locale is written at every start:
-    the interface speaks the language asked for, whatever was started before."""
+    """Jupyter config and JupyterLab settings for student mode (course/server_settings.py's),
+    under my-work/.jupyter/. Each language has its settings folder, and its locale is written
+    at every start: the interface speaks the language asked for, whatever was started before."""
     base = Path(root) / WORK / ".jupyter"
     config, settings = base / "config", base / f"lab-settings-{lang}"
-    (config / "labconfig").mkdir(parents=True, exist_ok=True)
-    (config / "labconfig" / "page_config.json").write_text(json.dumps(
-        {"disabledExtensions": {name: True for name in INSTRUCTOR_PLUGINS}}, indent=1))
-    # nbgrader's Validate handler is replaced by the course's (same URL, same answer format)
-    extensions = {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS + (NBGRADER_VALIDATE,)}
-    extensions[COURSE_VALIDATE] = True
-    (config / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": extensions}}, indent=1))
-    locale = settings / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-    locale.parent.mkdir(parents=True, exist_ok=True)
-    locale.write_text(json.dumps({"locale": LOCALES[lang]}))
+    server_settings.write_config(config, exchange=False)
+    server_settings.write_locale(settings, lang)
     return config, settings
 
 
@@ -148,6 +130,8 @@ def main(argv):
     elif command == "lab":
         lang = rest[0] if rest and rest[0] in LANGUAGES else "en"
         lab(lang, extra=rest[1:] if rest and rest[0] in LANGUAGES else rest)
+    elif command == "settings":
+        server_settings.main(rest)
     elif command == "submit" and rest and not rest[0].startswith("-"):
         from course.submit import submit
         raise SystemExit(submit(rest[0], course_root()))

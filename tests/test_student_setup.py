@@ -2,6 +2,7 @@
 JupyterLab without the instructor's tools, in their language."""
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import nbformat
 import pytest
 
 from authoring.build import ROOT, build, edited_files
-from course.start import INSTRUCTOR_PLUGINS, lab_command, start
+from course.server_settings import EXCHANGE_PLUGINS, INSTRUCTOR_PLUGINS
+from course.start import lab_command, start
 
 
 @pytest.fixture
@@ -80,7 +82,7 @@ def test_student_mode_hides_instructor_tools_and_speaks_spanish(clone):
     lab_command(clone, "en")  # English started first: Spanish must still be Spanish
     arguments, env = lab_command(clone, "es")
     config = json.loads((clone / "my-work/.jupyter/config/labconfig/page_config.json").read_text())
-    assert set(config["disabledExtensions"]) == set(INSTRUCTOR_PLUGINS)
+    assert set(config["disabledExtensions"]) == set(INSTRUCTOR_PLUGINS + EXCHANGE_PLUGINS)
     assert "@jupyter/nbgrader:validate-assignment" not in config["disabledExtensions"]
     server = json.loads((clone / "my-work/.jupyter/config/jupyter_server_config.json").read_text())
     assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
@@ -201,3 +203,29 @@ def test_lab_reopens_the_work_in_the_language_asked_whatever_ran_before(clone, t
         finally:
             served.stop()
     assert locales == {"en": ["en", "en"], "es": ["es_ES"]}
+
+
+def test_settings_in_an_environment_decide_over_nbgrader_own_enabling(tmp_path):
+    """`python -m course settings --sys-prefix` (the hub's and the image's student settings):
+    with nbgrader's own file enabling its Validate in the same folder, the course's wins."""
+    import subprocess
+    import sys
+    prefix = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "course", "settings", "--sys-prefix", str(prefix), "--exchange",
+                    "--language", "es"], check=True, cwd=tmp_path)
+    enabling = Path(sys.prefix) / "etc/jupyter/jupyter_server_config.d/nbgrader.json"
+    (prefix / "etc/jupyter/jupyter_server_config.d").mkdir()
+    shutil.copy(enabling, prefix / "etc/jupyter/jupyter_server_config.d/nbgrader.json")
+    listing = subprocess.run([sys.executable, "-m", "jupyter", "server", "extension", "list"],
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "JUPYTER_CONFIG_DIR": str(prefix / "etc/jupyter")})
+    mine = listing.stdout + listing.stderr
+    mine = mine[mine.index(str(prefix)):].split("Config dir:")[0]
+    print(mine)
+    state = dict(re.findall(r"^\s+(\S+) \x1b\[\d+m(enabled|disabled)", mine, re.MULTILINE))
+    assert state["course.validate"] == "enabled"
+    assert state["nbgrader.server_extensions.validate_assignment"] == "disabled"
+    assert state["nbgrader.server_extensions.formgrader"] == "disabled"
+    assert state["nbgrader.server_extensions.assignment_list"] == "enabled"
+    overrides = json.loads((prefix / "share/jupyter/lab/settings/overrides.json").read_text())
+    assert overrides["@jupyterlab/translation-extension:plugin"] == {"locale": "es_ES"}

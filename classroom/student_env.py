@@ -1,0 +1,96 @@
+"""The students' environment: a Python of its own holding only what students receive.
+
+The hub runs every student's server from it, never from the course's checkout, so no
+student process imports or needs to read `grader/`, `authoring/`, `classroom/` or `source/`.
+It is the handout (`python -m grader handout`: `course/`, `minigrad/`, the release notebooks)
+installed beside the libraries a student's kernel and server use (copied, as hard links
+where the file system allows, from the environment running this): a standalone Python
+(interpreter and standard library copied too), owned by root and read-only to everyone else,
+with the course's student settings in its own configuration (course/server_settings.py).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+from course import server_settings
+from grader.handout import write_handout
+from grader.sandbox import KERNEL_PACKAGES
+
+VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
+PROJECT = "autograd_by_hand"  # this repository's distribution: installed editable, it points at the checkout
+RELEASE = Path("share") / "autograd-by-hand" / "release"
+
+
+def python(env):
+    return Path(env) / "bin" / VERSION
+
+
+def environment(env):
+    """Variables a process of the environment needs: its shared libpython is found here."""
+    return {"LD_LIBRARY_PATH": str(Path(env) / "lib"), "PYTHONNOUSERSITE": "1"}
+
+
+def copy_tree(source, target):
+    """Hard links when the file system allows (fast, no space), else a copy."""
+    done = subprocess.run(["cp", "-al", str(source), str(target)], capture_output=True, check=False)
+    if done.returncode:
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(source, target, symlinks=True)
+
+
+def build(env):
+    """Make the students' environment at `env` (a new folder); its python."""
+    env = Path(env)
+    if env.exists():
+        raise FileExistsError(f"{env} exists")
+    partial = Path(tempfile.mkdtemp(prefix=f".{env.name}-", dir=env.parent))
+    base, here = Path(sys.base_prefix), Path(sys.prefix)
+    (partial / "bin").mkdir()
+    (partial / "lib").mkdir()
+    shutil.copy2(Path(sys.base_prefix) / "bin" / VERSION, partial / "bin" / VERSION)
+    for name in ("python3", "python"):
+        (partial / "bin" / name).symlink_to(VERSION)
+    for library in (base / "lib").glob("libpython*"):
+        shutil.copy2(library, partial / "lib" / library.name, follow_symlinks=False)
+    stdlib = partial / "lib" / VERSION
+    copy_tree(base / "lib" / VERSION, stdlib)
+    shutil.rmtree(stdlib / "site-packages")  # the base Python's own packages: not the course's
+    site = stdlib / "site-packages"
+    copy_tree(Path(sysconfig.get_paths()["purelib"]), site)
+    for path in site.glob(f"*{PROJECT}*"):
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    with tempfile.TemporaryDirectory() as folder:
+        handout = Path(folder) / "handout"
+        write_handout(handout)
+        for name in KERNEL_PACKAGES:
+            shutil.copytree(handout / name, site / name)
+        (partial / RELEASE).parent.mkdir(parents=True)
+        shutil.copytree(handout / "release", partial / RELEASE)
+    rewrite_scripts(here / "bin", partial / "bin", here / "bin", python(env))
+    server_settings.write_sys_prefix(partial, exchange=True)
+    for path in [partial, *partial.rglob("*")]:  # root's, readable, writable by nobody else
+        if not path.is_symlink():
+            mode = 0o755 if path.is_dir() or path.stat().st_mode & 0o100 else 0o644
+            if path.stat().st_mode & 0o7777 != mode or path.stat().st_uid != 0:
+                os.chown(path, 0, 0)
+                path.chmod(mode)
+    partial.rename(env)
+    return python(env)
+
+
+def rewrite_scripts(source, target, old_bin, new_python):
+    """The environment's command-line scripts (jupyter, nbgrader...), each starting the
+    environment's own python instead of the checkout's."""
+    for script in source.iterdir():
+        if script.name.startswith("python") or not script.is_file() or (target / script.name).exists():
+            continue
+        head = script.read_bytes()[:200]
+        first = head.split(b"\n", 1)[0]
+        if first.startswith(b"#!") and str(old_bin).encode() in first:
+            text = script.read_bytes().split(b"\n", 1)
+            (target / script.name).write_bytes(b"#!" + str(new_python).encode() + b"\n" + text[1])
+            (target / script.name).chmod(0o755)

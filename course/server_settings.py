@@ -1,0 +1,94 @@
+"""The student's Jupyter server, set up once for every way a student runs it: the course's
+Validate (course.validate) in place of nbgrader's, none of nbgrader's instructor tools, and
+JupyterLab in the student's language.
+
+    python -m course settings --sys-prefix PREFIX [--exchange] [--language en|es]
+
+writes them into an environment's own configuration (PREFIX/etc/jupyter and PREFIX/share/
+jupyter/lab/settings): owned by whoever runs it (root, for a class), so a student cannot turn
+the course's Validate off. `python -m course start` writes the same settings at user level
+(my-work/.jupyter); the classroom (classroom/student_env.py) and the Kubernetes image call
+this command.
+
+`--exchange` keeps nbgrader's Assignments panel and menu (fetch and submit through an
+exchange, as on a hub); without it a student works from a copy (`course start`) and hands in
+through the LMS, so those are hidden too. `--language` makes that language JupyterLab's
+default for everyone of the environment (each person can still choose theirs).
+"""
+import argparse
+import json
+from pathlib import Path
+
+LOCALES = {"en": "en", "es": "es_ES"}
+# nbgrader's lab plugins an instructor needs and a student must not see;
+# `validate-assignment` (the Validate button) stays
+INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                      "@jupyter/nbgrader:course-list")
+EXCHANGE_PLUGINS = ("@jupyter/nbgrader:menu", "@jupyter/nbgrader:assignment-list")
+INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
+                                "nbgrader.server_extensions.course_list")
+EXCHANGE_SERVER_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",)
+NBGRADER_VALIDATE = "nbgrader.server_extensions.validate_assignment"
+COURSE_VALIDATE = "course.validate"
+
+
+def hidden_plugins(exchange):
+    return INSTRUCTOR_PLUGINS + (() if exchange else EXCHANGE_PLUGINS)
+
+
+def server_extensions(exchange):
+    """jpserver_extensions: the course's Validate on; nbgrader's (same URL) and the instructor's off."""
+    off = INSTRUCTOR_SERVER_EXTENSIONS + (NBGRADER_VALIDATE,) + (() if exchange else EXCHANGE_SERVER_EXTENSIONS)
+    return {**{name: False for name in off}, COURSE_VALIDATE: True}
+
+
+def write_config(config_dir, exchange=False):
+    """The server's and JupyterLab's configuration, in the Jupyter config folder `config_dir`.
+    jupyter_server_config.json is read after the folder's jupyter_server_config.d/ (where
+    packages enable themselves, nbgrader's validate_assignment too), so it decides."""
+    config_dir = Path(config_dir)
+    (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {name: True for name in hidden_plugins(exchange)}}, indent=1))
+    server = {"ServerApp": {"jpserver_extensions": server_extensions(exchange)}}
+    (config_dir / "jupyter_server_config.json").write_text(json.dumps(server, indent=1))
+    return config_dir
+
+
+def locale_settings(lang):
+    """JupyterLab's translation setting for `lang` (en, es)."""
+    return {"locale": LOCALES[lang]}
+
+
+def write_locale(settings_dir, lang):
+    """JupyterLab's user setting of the interface language, in `settings_dir`."""
+    path = Path(settings_dir) / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(locale_settings(lang)))
+    return path
+
+
+def write_sys_prefix(prefix, exchange=False, lang=None):
+    """The settings in the environment at `prefix` (its etc/jupyter, and its JupyterLab
+    overrides for the default language); the config folder written."""
+    prefix = Path(prefix)
+    config = write_config(prefix / "etc" / "jupyter", exchange)
+    if lang:
+        overrides = prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+        overrides.parent.mkdir(parents=True, exist_ok=True)
+        known = json.loads(overrides.read_text()) if overrides.exists() else {}
+        known["@jupyterlab/translation-extension:plugin"] = locale_settings(lang)
+        overrides.write_text(json.dumps(known, indent=1))
+    return config
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m course settings", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sys-prefix", required=True, help="the environment's folder (sys.prefix)")
+    parser.add_argument("--exchange", action="store_true",
+                        help="keep nbgrader's Assignments panel (a hub with an exchange)")
+    parser.add_argument("--language", choices=sorted(LOCALES), help="JupyterLab's default language")
+    arguments = parser.parse_args(argv)
+    config = write_sys_prefix(arguments.sys_prefix, arguments.exchange, arguments.language)
+    print(f"wrote the student server's settings in {config}")
