@@ -345,3 +345,103 @@ def test_a_tampered_launch_is_refused(hub):
         assert answer.status_code == 400
         assert not {"mallory@example.org", "mallory-admin@example.org"} & set(users)
         assert browser.get(f"{hub.url}/hub/api/user", timeout=30).status_code == 403
+
+
+# --- the student image, without Docker --------------------------------------------------------
+
+def dockerfile_steps(text):
+    """[(instruction, argument)] of a Dockerfile, continuation lines joined, comments left out."""
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
+    return [tuple(line.split(None, 1)) for line in joined.splitlines() if line.strip()]
+
+
+def test_the_images_libraries_are_the_courses():
+    """Every library the image downloads has requirements.txt's pin, JupyterHub's excepted
+    (the chart's: test_versions_agree)."""
+    run = [argument for instruction, argument in dockerfile_steps((DEPLOY / "Dockerfile").read_text())
+           if instruction == "RUN" and "torch==" in argument]
+    assert len(run) == 1
+    image, course = pins(run[0]), pins((ROOT / "requirements.txt").read_text())
+    assert {name: pin for name, pin in image.items() if name != "jupyterhub"} \
+        == {name: course[name] for name in image if name != "jupyterhub"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the image's steps as root and as a student user")
+def test_the_student_image_builds_from_a_read_only_handout():
+    """The Dockerfile's RUN steps, each as the user it names (root, or a non-root user for
+    NB_UID), with its variables pointing here: COURSE_HANDOUT at a read-only, root-owned handout
+    from `python -m grader handout`, CONDA_DIR at a fresh environment owned by the student
+    user, as the base image's is. The libraries' download is the one step not run: the fresh
+    environment reuses this one's libraries, pip and setuptools included, through a .pth file (a
+    path line: this environment's
+    own .pth files, the repository's editable install among them, are not run), and nbgrader's
+    file enabling its server extensions is copied in, as its install writes it."""
+    from conftest import ordinary_user
+    student = ordinary_user()
+    folder = Path(tempfile.mkdtemp(prefix="course-image-"))
+    try:
+        folder.chmod(0o755)
+        handout, prefix, home = folder / "handout", folder / "conda", folder / "home"
+        subprocess.run([sys.executable, "-m", "grader", "handout", str(handout)], check=True, cwd=ROOT,
+                       capture_output=True)
+        subprocess.run(["chmod", "-R", "a-w", str(handout)], check=True)
+        before = sorted(str(p.relative_to(handout)) for p in handout.rglob("*"))
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True)
+        site = next(prefix.glob("lib/python3*/site-packages"))
+        import site as this_site
+        (site / "reuse-course-libraries.pth").write_text(this_site.getsitepackages()[0] + "\n")
+        # pip (and setuptools) are this environment's, reached through the .pth
+        (prefix / "bin/pip").write_text('#!/bin/sh\nexec "$(dirname "$0")/python" -m pip "$@"\n')
+        (prefix / "bin/pip").chmod(0o755)
+        enabling = Path(sys.prefix) / "etc/jupyter/jupyter_server_config.d"
+        shutil.copytree(enabling, prefix / "etc/jupyter/jupyter_server_config.d")
+        home.mkdir()
+        subprocess.run(["chown", "-R", f"{student.pw_uid}:{student.pw_gid}", str(prefix), str(home)], check=True)
+
+        env = {"PATH": f"{prefix}/bin:/usr/bin:/bin", "CONDA_DIR": str(prefix), "HOME": str(home),
+               "COURSE_HANDOUT": str(handout), "PIP_NO_INDEX": "1", "LC_ALL": "C.UTF-8"}
+        as_student = {"user": student.pw_uid, "group": student.pw_gid, "extra_groups": []}
+        user, ran = "root", []
+        for instruction, argument in dockerfile_steps((DEPLOY / "Dockerfile").read_text()):
+            if instruction == "USER":
+                user = argument
+            elif instruction == "RUN" and "torch==" not in argument and "COPY" not in argument:
+                if "chown -R root:root \"$COURSE_HANDOUT\"" in argument:
+                    continue  # the handout is already root-owned and read-only here
+                done = subprocess.run(["sh", "-c", argument], env=env, cwd=home, capture_output=True, text=True,
+                                      **({} if user == "root" else as_student))
+                ran.append((user, argument[:60], done.returncode))
+                assert done.returncode == 0, f"as {user}: {argument}\n{done.stdout}\n{done.stderr}"
+        print(*ran, sep="\n")
+        assert [u for u, _, _ in ran] == ["${NB_UID}", "root"]
+
+        def student_python(code, **extra):
+            return subprocess.run([str(prefix / "bin/python"), "-c", code], env={**env, **extra}, cwd=home,
+                                  capture_output=True, text=True, check=True, **as_student).stdout
+        where = student_python("import course, minigrad; print(course.__file__); print(minigrad.__file__)")
+        assert all(line.startswith(str(site)) for line in where.split()), where
+        assert sorted(str(p.relative_to(handout)) for p in handout.rglob("*")) == before
+
+        config = prefix / "etc/jupyter"
+        for path in [config / "jupyter_server_config.json", config / "labconfig/page_config.json"]:
+            assert path.stat().st_uid == 0 and not path.stat().st_mode & 0o022, path
+        listing = subprocess.run([str(prefix / "bin/python"), "-m", "jupyter_server", "extension", "list"],
+                                 env={**env, "JUPYTER_CONFIG_DIR": str(config)}, cwd=home, capture_output=True,
+                                 text=True, check=True, **as_student)
+        mine = listing.stdout + listing.stderr
+        mine = mine[mine.index(str(config)):].split("Config dir:")[0]
+        print(mine)
+        state = dict(re.findall(r"^\s+(\S+) \x1b\[\d+m(enabled|disabled)", mine, re.MULTILINE))
+        assert state["course.validate"] == "enabled"
+        assert state["nbgrader.server_extensions.validate_assignment"] == "disabled"
+        assert state["nbgrader.server_extensions.formgrader"] == "disabled"
+        assert state["nbgrader.server_extensions.assignment_list"] == "enabled"
+        from course.server_settings import hidden_plugins
+        page = json.loads((config / "labconfig/page_config.json").read_text())
+        assert set(page["disabledExtensions"]) == set(hidden_plugins(exchange=True))
+        assert "@jupyter/nbgrader:formgrader" in page["disabledExtensions"]
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
