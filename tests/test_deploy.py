@@ -79,8 +79,8 @@ def test_versions_agree():
     """The student image's JupyterHub is the chart's (hub and single-user servers must agree);
     requirements.txt's ltiauthenticator is the one the chart's hub runs; the guides install
     the chart version the values are checked against."""
-    image = pins((DEPLOY / "Dockerfile").read_text())
-    assert image["jupyterhub"] == CHART["jupyterhub"]
+    for image in ("Dockerfile", "instructor.Dockerfile"):
+        assert pins((DEPLOY / image).read_text())["jupyterhub"] == CHART["jupyterhub"], image
     assert pins((ROOT / "requirements.txt").read_text())["jupyterhub-ltiauthenticator"] \
         == CHART["jupyterhub-ltiauthenticator"]
     for guide in ("docs/en/deploy.md", "docs/es/deploy.md", "deploy/helm-values.yaml"):
@@ -116,7 +116,7 @@ def test_exchange_volume_is_shared_and_gets_the_classrooms_modes(tmp_path):
 HUB_CONFIG = '''
 import json, sys
 from jupyterhub.spawner import SimpleLocalProcessSpawner
-from traitlets import List, Unicode
+from traitlets import Dict, List, Unicode
 
 c = get_config()  # noqa: F821
 values = json.loads({values!r})
@@ -137,6 +137,7 @@ class PodStandIn(SimpleLocalProcessSpawner):
     image = Unicode(values["singleuser"]["image"]["name"])
     volumes = List(values["singleuser"]["storage"]["extraVolumes"])
     volume_mounts = List(values["singleuser"]["storage"]["extraVolumeMounts"])
+    extra_labels = Dict()
 
     async def start(self):
         self.cmd = ["sh", "-c", {post_start!r} + ' && exec "$0" "$1"', sys.executable, {server!r}]
@@ -144,7 +145,7 @@ class PodStandIn(SimpleLocalProcessSpawner):
         Path(self.home_dir).mkdir(parents=True, exist_ok=True)
         Path(self.home_dir, "pod.json").write_text(json.dumps(dict(
             image=self.image, volumes=self.volumes, volume_mounts=self.volume_mounts,
-            mem_limit=self.mem_limit)))
+            labels=self.extra_labels, mem_limit=self.mem_limit)))
         return await super().start()
 
 
@@ -294,6 +295,7 @@ def test_a_spanish_student_lands_in_the_spanish_course_in_spanish(hub):
     assert "root" not in config.CourseDirectory and "NBGRADER_ROLE" not in environment
     assert pod["image"] == course_values()["singleuser"]["image"]["name"]
     assert [v["name"] for v in pod["volumes"]] == ["exchange"]
+    assert pod["labels"] == {}  # nothing lets this pod reach the grading cluster
     # what the hub keeps: the verified launch, custom claim included, encrypted at rest
     state = hub.api("GET", "/users/ana@example.org").json()["auth_state"]
     assert state["https://purl.imsglobal.org/spec/lti/claim/custom"] == {"language": "es"}
@@ -314,6 +316,7 @@ def test_an_instructor_gets_the_instructors_setup(hub):
     assert {v["name"] for v in pod["volumes"]} == {"exchange", "course"}
     assert {m["mountPath"] for m in pod["volume_mounts"]} == {"/srv/nbgrader/exchange", "/srv/nbgrader/course"}
     assert locale == "es_ES"
+    assert pod["labels"] == {"autograd-by-hand/role": "instructor"}
 
 
 @pytest.mark.slow
@@ -445,3 +448,35 @@ def test_the_student_image_builds_from_a_read_only_handout():
     finally:
         subprocess.run(["chmod", "-R", "u+w", str(folder)], check=False)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def lms_hook_constants():
+    """The names extraConfig.lms defines, run as the chart runs it."""
+    from traitlets.config import Config
+    names = {"c": Config()}
+    exec(course_values()["hub"]["extraConfig"]["lms"], names)
+    return names
+
+
+def test_only_the_instructors_pod_reaches_the_grading_cluster():
+    hook = lms_hook_constants()
+    documents = list(yaml.safe_load_all((DEPLOY / "dask-cluster.yaml").read_text()))
+    cluster = next(d for d in documents if d["kind"] == "DaskCluster")
+    worker = cluster["spec"]["worker"]["spec"]["containers"][0]
+    assert worker["image"] == hook["INSTRUCTOR_IMAGE"]
+    assert worker["args"][worker["args"].index("--nthreads") + 1] == "1"
+    policies = {d["metadata"]["name"]: d["spec"] for d in documents if d["kind"] == "NetworkPolicy"}
+    assert policies["instructor-to-grading"]["podSelector"]["matchLabels"] == hook["INSTRUCTOR_LABEL"]
+    allowed = [rule["podSelector"]["matchLabels"] for rule in policies["grading-ingress"]["ingress"][0]["from"]]
+    assert allowed == [{"dask.org/cluster-name": cluster["metadata"]["name"]}, hook["INSTRUCTOR_LABEL"]]
+    # a student's pod carries no label (test_a_spanish_student_...), so no rule admits it
+
+
+@pytest.mark.slow
+def test_the_tool_urls_the_guide_gives_the_lms(hub):
+    """docs/*/deploy.md: login initiation and redirection URLs, Canvas's JSON configuration; the
+    tool serves no key set (it signs nothing), which the guide says."""
+    config = requests.get(f"{hub.url}/hub/lti13/config", timeout=30).json()
+    assert config["oidc_initiation_url"] == f"{hub.url}/hub/lti13/oauth_login"
+    assert requests.get(f"{hub.url}/hub/lti13/oauth_callback", timeout=30).status_code == 405  # POST only
+    assert requests.get(f"{hub.url}/hub/lti13/jwks", timeout=30).status_code == 404
