@@ -161,7 +161,7 @@ def guides(root, lang):
 
 # the guides in the order of the roles: students, instructors, authors; others after them
 GUIDE_ORDER = ["docs/index", "docs/student", "docs/instructor", "docs/classroom", "docs/grading",
-               "docs/scaling", "docs/threat-model", "docs/authoring", "hidden-tests", "glossary"]
+               "docs/scaling", "docs/deploy", "docs/threat-model", "docs/authoring", "hidden-tests", "glossary"]
 
 
 def guide_order(page):
