@@ -477,3 +477,16 @@ def test_the_tool_urls_the_guide_gives_the_lms(hub):
     assert config["oidc_initiation_url"] == f"{hub.url}/hub/lti13/oauth_login"
     assert requests.get(f"{hub.url}/hub/lti13/oauth_callback", timeout=30).status_code == 405  # POST only
     assert requests.get(f"{hub.url}/hub/lti13/jwks", timeout=30).status_code == 404
+
+
+def test_the_language_is_written_where_the_images_jupyterlab_reads_it():
+    """postStart writes the locale under $HOME; the image points JupyterLab's settings there."""
+    values = course_values()
+    home = values["singleuser"]["storage"].get("homeMountPath") or yaml.safe_load(
+        (DEPLOY / "z2jh" / "values.yaml").read_text())["singleuser"]["storage"]["homeMountPath"]
+    post_start = values["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"][-1]
+    written = re.search(r'f="\$HOME/([^"]+)"', post_start).group(1)
+    env = dict(re.findall(r"(JUPYTERLAB_SETTINGS_DIR)=(\S+)", (DEPLOY / "Dockerfile").read_text()))
+    settings = env["JUPYTERLAB_SETTINGS_DIR"].replace("${NB_USER}", "jovyan")  # the base image's user
+    assert f"{home}/{written}" == \
+        f"{settings}/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
