@@ -34,7 +34,8 @@ def test_the_guides_document_every_package_command():
     assert ("grader", "report") in DOCUMENTED and ("course", "start") in DOCUMENTED
 
 
-@pytest.mark.parametrize("package, command", sorted(DOCUMENTED), ids="-".join)
+@pytest.mark.parametrize("package, command", sorted(DOCUMENTED),
+                         ids=[f"{package} {command}".strip() for package, command in sorted(DOCUMENTED)])
 def test_every_documented_command_has_help_naming_its_options(package, command):
     line = [sys.executable, "-m", package, *([command] if command else []), "--help"]
     result = subprocess.run(line, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
