@@ -26,7 +26,9 @@ pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewra
 ASSIGNMENT = "lab03-en"
 ANSWER = "lab03-gradcheck-answer"
 HUNT = "lab03-hunt-answer"
-COHORT_HUNTS = ("first_op", "root_only", "relu_positive", "reads_the_class", "raises", "always_left", "memoriser")
+BATTERY = "lab03-battery-answer"
+COHORT_HUNTS = ("first_op", "root_only", "relu_positive", "reads_the_class", "raises", "always_left", "memoriser",
+                "bytecode", "table_lookup")
 ALWAYS_RAISES = '''def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
               atol: float = 1e-4, rtol: float = 1e-3) -> bool:
     raise AssertionError("gradcheck FAILED at input index 0")'''
@@ -122,6 +124,8 @@ def submissions(course):
         "forger": with_cell(fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}), FORGER),
         "patches": with_cell(fill(solved(), {ANSWER: hint["no_zero"]}), PATCHES),
         "theft": with_cell(solved(), THEFT),
+        "battery_no_reasons": fill(solved(), {BATTERY: re.sub(r'\n     "[^"\n]*"\),\n', '\n     "x"),\n',
+                                                              solution(course, BATTERY))}),
         # the right gradcheck, a wrong hunt
         **{f"hunt_{name}": fill(solved(), {HUNT: wrong_hunts(solution(course, HUNT))[name]})
            for name in COHORT_HUNTS},
@@ -144,7 +148,8 @@ SCORES = {"honest": 13, "blank": 0, "always_true": 1, "always_raises": 2, "no_re
           "graph_zero_only": 7, "no_atol": 7, "no_rtol": 7, "forward_difference": 7, "returns_false": 2,
           "no_index": 7, "reads_the_code": 2, "dying": 7, "forger": 0, "patches": 2, "theft": 13,
           "hunt_first_op": 10, "hunt_root_only": 10, "hunt_relu_positive": 10, "hunt_reads_the_class": 10,
-          "hunt_raises": 10, "hunt_always_left": 12, "hunt_memoriser": 10}
+          "hunt_raises": 10, "hunt_always_left": 12, "hunt_memoriser": 10,
+          "hunt_bytecode": 0, "hunt_table_lookup": 0, "battery_no_reasons": 0}
 
 
 def test_every_submission_was_graded(graded):
