@@ -24,17 +24,9 @@ import nbformat
 from nbclient import NotebookClient
 
 from authoring.masters import differences, for_language, read_master
-from course.i18n import LANGUAGES
+from course.names import LANGUAGES, UNITS, assignment
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def units(root=ROOT):
-    return sorted(path.stem for path in (root / "notebooks").glob("*.md"))
-
-
-def assignment(unit, lang):
-    return f"{unit}-{lang}"
 
 
 def language_versions(unit, root=ROOT):
@@ -115,7 +107,7 @@ def build(root=ROOT, run=True, force=False):
             raise SystemExit("not overwritten, these were edited after the last build:\n  "
                              + "\n  ".join(edited) + "\n" + EDITED_HELP)
     written = {}  # assignment -> (unit, its source notebook)
-    for unit in units(root):
+    for unit in UNITS:
         for lang, nb in language_versions(unit, root).items():
             folder = root / "source" / assignment(unit, lang)
             folder.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.cohort import environment
+from grader.cohort.grading import environment
 from grader.demo import COHORT, submission
 
 ASSIGNMENT = "theory03-en"
@@ -111,7 +111,7 @@ def local_dask(workers):
         processes.append(subprocess.Popen(
             [*dask, "worker", address, "--nworkers", str(workers), "--nthreads", "1",
              "--no-dashboard", "--host", "127.0.0.1", "--local-directory", str(folder)], **quiet))
-        from grader.cluster import threads_of
+        from grader.cohort.cluster import threads_of
         while threads_of(address) < workers:
             if time.monotonic() > deadline:
                 raise RuntimeError("the Dask workers did not start")

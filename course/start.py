@@ -22,7 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from course.i18n import LANGUAGES, say
+from course.i18n import say
+from course.names import LANGUAGES, language_of
 
 WORK = "my-work"
 # nbgrader's lab plugins an instructor needs and a student must not see;
@@ -36,11 +37,6 @@ INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
 LOCALES = {"en": "en", "es": "es_ES"}
 NBGRADER_VALIDATE = "nbgrader.server_extensions.validate_assignment"
 COURSE_VALIDATE = "course.validate"
-
-
-def language_of(assignment):
-    lang = assignment.rsplit("-", 1)[-1]
-    return lang if lang in LANGUAGES else "en"
 
 
 def course_root():

@@ -26,6 +26,7 @@ import nbformat
 from nbgrader import utils
 from nbgrader.validator import Validator
 
+from course import names
 from course.i18n import say
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -43,8 +44,7 @@ class CourseValidator(Validator):
 
 def language_of(notebook):
     """The assignment's language, from its folder's name (theory03-es)."""
-    lang = Path(notebook).parent.name.rsplit("-", 1)[-1]
-    return lang if lang in ("en", "es") else "en"
+    return names.language_of(Path(notebook).parent.name)
 
 
 def graded(nb):

@@ -15,19 +15,19 @@ from pathlib import Path
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) in (2, 3) and argv[0] == "report" and (len(argv) == 2 or argv[2][:7] == "--lang="):
-        from grader.cohort import write_report
+        from grader.cohort.grading import write_report
         write_report(Path.cwd(), argv[1], argv[2][7:] if len(argv) == 3 else None, [])
     elif len(argv) == 2 and argv[0] == "handout":
         from grader.handout import write_handout
         write_handout(Path(argv[1]))
     elif argv[:1] == ["grade"] and len(argv) >= 2:
-        from grader.cohort import main as grade_main
+        from grader.cohort.grading import main as grade_main
         raise SystemExit(grade_main(argv[1:]))
     elif argv[:1] == ["export"]:
-        from grader.export import main as export_main
+        from grader.reports.export import main as export_main
         raise SystemExit(export_main(argv[1:]))
     elif argv[:1] == ["late-flags"]:
-        from grader.late import main as late_main
+        from grader.plugins.late import main as late_main
         raise SystemExit(late_main(argv[1:]))
     elif argv[:1] == ["demo"]:
         from grader.demo import main as demo_main

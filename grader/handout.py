@@ -10,7 +10,7 @@ Publish that folder; keep the instructor's repository private.
 import shutil
 from pathlib import Path
 
-from grader.sandbox import KERNEL_PACKAGES, package_folder
+from grader.sandbox.kernel import KERNEL_PACKAGES, package_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = """[build-system]

@@ -9,7 +9,7 @@ language (default: the assignment's): the mean score out of one maximum (auto +
 manual points, as nbgrader counts them; extra credit shown apart, and the plot
 going past the maximum when it does), per question the pass rate (for a bonus
 cell: who earned its credit) and the most common failure reasons, similarity
-hints between students' answers (grader/similarity.py), and per student the
+hints between students' answers (grader/reports/similarity.py), and per student the
 score, the extra credit and, when not graded, the log to read. Every text field is cleaned of control characters and
 spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
 totals stay in `nbgrader export`.
@@ -27,9 +27,10 @@ import nbformat
 from nbgrader.api import MissingEntry
 
 from course.i18n import say
+from course.names import LANGUAGES
 from grader.config import gradebook
-from grader.inert import for_spreadsheet, for_terminal
-from grader.logs import LOGS, log_name
+from grader.plugins.inert import for_spreadsheet, for_terminal
+from grader.reports.logs import LOGS, log_name
 
 
 def graded_ids(nb):
@@ -205,8 +206,8 @@ STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
 
 def similar_answers(root, assignment):
     """{answer cell's grade_id: [(students, ratio)]}: alike answers across the
-    submissions (grader/similarity.py: hints, never verdicts)."""
-    from grader.similarity import answers_of, groups
+    submissions (grader/reports/similarity.py: hints, never verdicts)."""
+    from grader.reports.similarity import answers_of, groups
     root = Path(root)
     release = next((root / "release" / assignment).glob("*.ipynb"))
     stubs = {c.metadata["nbgrader"]["grade_id"]: c.source
@@ -229,7 +230,7 @@ def write_html(root, assignment, lang=None, options=()):
     is escaped."""
     ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment)
-    if lang not in ("en", "es"):
+    if lang not in LANGUAGES:
         release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
         lang = nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
     e = html.escape

@@ -84,9 +84,9 @@ def main(argv):
     if len(argv) != 1:
         raise SystemExit("usage: python -m grader late-flags ASSIGNMENT")
     try:
-        from grader.lms_collect import late_students
+        from grader.plugins.lms_collect import late_students
     except ImportError:
-        raise SystemExit("needs grader/lms_collect.py (the LMS collector)") from None
+        raise SystemExit("needs grader/plugins/lms_collect.py (the LMS collector)") from None
     root, assignment = Path.cwd(), argv[0]
     flagged = late_students(root / "downloaded" / assignment / "extracted")
     stamped = stamp_late(root, assignment, flagged)
