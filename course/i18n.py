@@ -115,6 +115,10 @@ MESSAGES = {
               " right, earns nothing; find the bug with your gradcheck on the engine you are given",
         "es": "hunt construyó {n:g} motores de la tabla de course.mutants: una respuesta buscada ahí, aunque"
               " sea correcta, no puntúa; encuentra el error con tu gradcheck en el motor que recibes",
+        "en_one": "hunt built 1 engine from course.mutants' table: an answer looked up there, however"
+                  " right, earns nothing; find the bug with your gradcheck on the engine you are given",
+        "es_one": "hunt construyó 1 motor de la tabla de course.mutants: una respuesta buscada ahí, aunque"
+                  " sea correcta, no puntúa; encuentra el error con tu gradcheck en el motor que recibes",
     },
     "lab03_hunt_no_backward": {
         "en": "hunt answered without running one backward pass through the engine it was given (no"

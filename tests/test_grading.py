@@ -45,10 +45,11 @@ HARD_CODED = {
                              "'PowBackward0', 'SubBackward0', 'AddmmBackward0', 'AccumulateGrad', "
                              "'AccumulateGrad', 'TBackward0', 'AccumulateGrad']",
     },
-    # a gradcheck that always says True (the visible test's sign bug shows it),
-    # and a complex step that knows the visible test's two functions
+    # a gradcheck that always says True (the visible test's sign bug shows it), float64's eps
+    # predicted for float32, and a complex step that knows the visible test's two functions
     "lab03": {
         "lab03-gradcheck-answer": "def gradcheck(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):\n    return True",
+        "lab03-eps-float32-answer": "EPS_FLOAT32 = 1e-5",
         "lab03-bonus-complex-answer": "def complex_step(f, x, h=1e-20):\n"
                                       "    return math.cos(x) if f is cmath.sin else 1 - math.tanh(x) ** 2",
     },
@@ -166,6 +167,9 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
         # and so is the bug hunt of Exercise 3: its two cells say to write hunt(Value)
         for grade_id in ("lab03-hunt", "lab03-hunt-input"):
             assert "hunt(Value)" in verdict_text(cells.pop(grade_id))
+        # float64's best eps is named as such
+        assert {"en": "best ε in float64", "es": "mejor ε en float64"}[lang] in \
+            verdict_text(cells.pop("lab03-eps-float32"))
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 

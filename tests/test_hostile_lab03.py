@@ -149,10 +149,11 @@ def graded(grader):
 # still finds every bug with it (the same fresh inputs and default tolerances; a gradcheck that never
 # raises, or always does, finds nothing or accuses all). A wrong hunt with the right gradcheck keeps 11
 # (2 more when only the input is wrong); a hunt that computes nothing, or looks its answer up in
-# course/mutants.py, keeps 11 too, however right its answers.
+# course/mutants.py, keeps 11 too, however right its answers. The patched kernel (abs returns 0) also
+# loses the prediction: its own visible test cannot run.
 SCORES = {"honest": 14, "blank": 0, "always_true": 2, "always_raises": 3, "no_restore": 8, "no_zero": 8,
           "graph_zero_only": 8, "no_atol": 8, "no_rtol": 8, "forward_difference": 8, "returns_false": 3,
-          "no_index": 8, "reads_the_code": 3, "dying": 8, "forger": 0, "patches": 3, "theft": 14,
+          "no_index": 8, "reads_the_code": 3, "dying": 8, "forger": 0, "patches": 2, "theft": 14,
           "battery_no_reasons": 12, "eps_float64": 13, "eps_forward": 13,
           "hunt_first_op": 11, "hunt_root_only": 11, "hunt_relu_positive": 11, "hunt_reads_the_class": 11,
           "hunt_raises": 11, "hunt_always_left": 13, "hunt_memoriser": 11, "hunt_bytecode": 11,
@@ -187,7 +188,7 @@ def test_reasons(graded):
         "first_op": "without running one backward pass", "root_only": "for 'tanh' is wrong",
         "relu_positive": "for 'relu' is wrong", "reads_the_class": "without running one backward pass",
         "raises": "hunt raised AssertionError", "bytecode": "read from the class or its bytecode",
-        "table_lookup": "engines from course.mutants' table",
+        "table_lookup": "from course.mutants' table",
         "memoriser": "on an engine drawn at grading time: hunt returned None, but",
     }
     for name, reason in hunts.items():

@@ -515,7 +515,7 @@ WRONG_HUNTS = {
     "relu_positive": (False, False, "'relu' is wrong", "'relu' de este motor está mal"),
     "reads_the_class": (False, False, "without running one backward pass", "sin ejecutar ni una pasada hacia atrás"),
     "bytecode": (False, False, "read from the class or its bytecode", "leída de la clase o de su bytecode"),
-    "table_lookup": (False, False, "engines from course.mutants' table", "motores de la tabla de course.mutants"),
+    "table_lookup": (False, False, "from course.mutants' table", "de la tabla de course.mutants"),
     "raises": (False, False, "hunt raised AssertionError", "hunt lanzó AssertionError"),
     "always_left": (True, False, "hunt named '*' rightly, but input 0", "hunt señaló bien '*', pero la entrada 0"),
     "memoriser": (False, False, None, None),
