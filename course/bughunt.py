@@ -5,20 +5,25 @@
     confirm(suspect, hunt(suspect))
 
 `suspect_engine()` draws one decidable mutant of course/mutants.py each time it is
-called. Every engine here, the right one included, is built the same way
+called (under `python -m authoring build`, which sets COURSE_BUILD, the same one every
+build, so that two builds write the same notebook). Every engine here, the right one included, is built the same way
 (`engine`, course/mutants.py's `engine_class`): a class named `Value` in a module
 named `minigrad.engine`, compiled from a file named `<minigrad>`, with no attribute
-that holds the mutant. So its name, its repr and its module tell nothing; only computing gradients does. (Its bytecode can
-still be compared with minigrad's: docs/en/lab03.md says why that is tolerated.)
+that holds the mutant. So its name, its repr and its module tell nothing; only computing gradients does. Its bytecode
+can still be compared with minigrad's, and its gradients with each mutant's engine: `answer`
+records how many backward passes the hunt ran through the class it was given and how many
+engines it built from the table, and `mistake` gives nothing to a hunt that ran none or built any.
 
 An answer names the operation (one of OPERATIONS) and the input whose gradient is
 wrong: 0 for the left operand (`self`), 1 for the right one (`other`); a unary
 operation has only input 0. `culprit(mutant)` is the right answer, `mistake(...)`
 what is wrong with an answer: the notebook's visible test and the grader use both.
 """
+import os
 import random
 import weakref
 
+from course import mutants
 from course.i18n import say
 from course.mutants import MUTANTS, Mutant, decidable, engine_class
 
@@ -60,8 +65,10 @@ _drawn = weakref.WeakKeyDictionary()  # suspect class -> its culprit, for `confi
 
 
 def suspect_engine():
-    """A `Value` class with one backward rule wrong, drawn at random on every call."""
-    mutant = random.SystemRandom().choice(decidable())
+    """A `Value` class with one backward rule wrong, drawn at random on every call (the same one
+    every time under the build, so that the built notebook is the same from one build to the next)."""
+    draw = random.Random(os.environ["COURSE_BUILD"]) if "COURSE_BUILD" in os.environ else random.SystemRandom()
+    mutant = draw.choice(decidable())
     suspect = engine(mutant)
     _drawn[suspect] = culprit(mutant)
     return suspect
@@ -74,8 +81,30 @@ def visible_engines():
 
 
 def answer(hunt, value_class):
-    """What `hunt(value_class)` gave, as plain data: ["answer", operation, input], ["none"],
-    ["returned", repr] for any other shape, or ["raised", error type, message]."""
+    """What `hunt(value_class)` did, as plain data: [what it returned, how many backward passes
+    it ran through `value_class` on graphs it built, how many engines it built from
+    course/mutants.py]. What it returned: ["answer", operation, input], ["none"], ["returned",
+    repr] for any other shape, or ["raised", error type, message]."""
+    passes = _counting_backward(value_class)
+    before = mutants.built[0]
+    returned = _returned(hunt, value_class)
+    return [returned, passes[0], mutants.built[0] - before]
+
+
+def _counting_backward(value_class):
+    """Make `value_class.backward` count its calls on a graph (a node with inputs); the counter."""
+    passes = [0]
+    backward = value_class.backward
+
+    def counted(self):
+        if self._inputs:
+            passes[0] += 1
+        return backward(self)
+    value_class.backward = counted
+    return passes
+
+
+def _returned(hunt, value_class):
     try:
         got = hunt(value_class)
     except Exception as error:  # noqa: BLE001 (the student's code may raise anything)
@@ -100,8 +129,24 @@ def _named(operation, inputs):
 
 
 def mistake(got, want, lang, need_input=True):
-    """Why the answer `got` (from `answer`) is wrong for `want` (a culprit), None when it is
-    right. Without `need_input`, naming the right operation is enough."""
+    """Why what a hunt did, `got` (from `answer`), earns nothing for `want` (a culprit), None when it
+    is right: an answer looked up in course/mutants.py's table, or found without one backward pass
+    through the engine, earns nothing however right. Without `need_input`, naming the right
+    operation is enough."""
+    if not (isinstance(got, list) and len(got) == 3 and all(isinstance(n, (int, float)) for n in got[1:])):
+        return say("lab03_hunt_shape", lang, got=repr(got)[:80])
+    returned, passes, built = got
+    if isinstance(returned, list) and returned[:1] == ["raised"]:
+        return wrong_answer(returned, want, lang, need_input)
+    if built:
+        return say("lab03_hunt_lookup", lang, n=int(built))
+    if not passes:
+        return say("lab03_hunt_no_backward", lang)
+    return wrong_answer(returned, want, lang, need_input)
+
+
+def wrong_answer(got, want, lang, need_input=True):
+    """Why what a hunt returned, `got` (the first item of `answer`), is wrong for `want`."""
     if not isinstance(got, list) or not got:
         return say("lab03_hunt_shape", lang, got=repr(got)[:80])
     if got[0] == "raised":
@@ -131,5 +176,5 @@ def confirm(suspect, got):
     if want == "unknown":
         print(say("lab03_hunt_unknown", _state["lang"]))
         return
-    problem = mistake(answer(lambda _: got, suspect), want, _state["lang"])
+    problem = wrong_answer(_returned(lambda _: got, suspect), want, _state["lang"])
     print(problem or say("lab03_hunt_right", _state["lang"], got=got))

@@ -46,8 +46,10 @@ MESSAGES = {
         "es": "gradcheck falla con {names} usando el motor de minigrad, cuya pasada hacia atrás es correcta",
     },
     "lab03_battery_reason": {
-        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason): {names}",
-        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason): {names}",
+        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason), one sentence"
+              " that says which blind spot it covers and why; these have none, or a word or two: {names}",
+        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason), una frase que"
+              " diga qué punto ciego cubre y por qué; estas no lo tienen, o tienen una o dos palabras: {names}",
     },
     "lab03_battery_missed": {
         "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
@@ -74,6 +76,57 @@ MESSAGES = {
               " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' and the input 0 or 1, or None",
         "es": "hunt devolvió {got}; devuelve (operación, entrada), donde la operación es una de"
               " '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' y la entrada es 0 o 1, o bien None",
+    },
+    "lab03_eps_shape": {
+        "en": "EPS_FLOAT32 is {got}; write your prediction as one positive number, such as 1e-3",
+        "es": "EPS_FLOAT32 vale {got}; escribe tu predicción como un número positivo, por ejemplo 1e-3",
+    },
+    "lab03_eps_float64": {
+        "en": "EPS_FLOAT32 = {got} is the best ε in float64 (u = 2⁻⁵³); in float32 u is 2⁻²⁴, about"
+              " 5 × 10⁸ times larger, so cancellation, u|f|/ε, wins up to a much larger ε",
+        "es": "EPS_FLOAT32 = {got} es el mejor ε en float64 (u = 2⁻⁵³); en float32, u vale 2⁻²⁴, unas"
+              " 5 × 10⁸ veces más, así que la cancelación, u|f|/ε, domina hasta un ε mucho mayor",
+    },
+    "lab03_eps_forward": {
+        "en": "EPS_FLOAT32 = {got} is √u, the balance of a forward difference (truncation ∝ ε against"
+              " u|f|/ε); a central difference's truncation is ∝ ε², so the balance is ε³ ∝ u",
+        "es": "EPS_FLOAT32 = {got} es √u, el equilibrio de una diferencia hacia delante (truncamiento ∝ ε"
+              " frente a u|f|/ε); el truncamiento de una diferencia central es ∝ ε², así que el equilibrio"
+              " da ε³ ∝ u",
+    },
+    "lab03_eps_small": {
+        "en": "EPS_FLOAT32 = {got} is too small: there cancellation, u|f|/ε with u = 2⁻²⁴, is far above"
+              " truncation; the best ε is where the two are equal",
+        "es": "EPS_FLOAT32 = {got} es demasiado pequeño: ahí la cancelación, u|f|/ε con u = 2⁻²⁴, queda muy"
+              " por encima del truncamiento; el mejor ε es aquel en que los dos son iguales",
+    },
+    "lab03_eps_large": {
+        "en": "EPS_FLOAT32 = {got} is too large: there truncation, |f'''|ε²/6, is far above cancellation;"
+              " the best ε is where the two are equal",
+        "es": "EPS_FLOAT32 = {got} es demasiado grande: ahí el truncamiento, |f'''|ε²/6, queda muy por"
+              " encima de la cancelación; el mejor ε es aquel en que los dos son iguales",
+    },
+    "lab03_eps_case": {
+        "en": "your prediction of the best ε for tanh at 0.5 in float32",
+        "es": "tu predicción del mejor ε para tanh en 0,5 en float32",
+    },
+    "lab03_hunt_lookup": {
+        "en": "hunt built {n:g} engines from course.mutants' table: an answer looked up there, however"
+              " right, earns nothing; find the bug with your gradcheck on the engine you are given",
+        "es": "hunt construyó {n:g} motores de la tabla de course.mutants: una respuesta buscada ahí, aunque"
+              " sea correcta, no puntúa; encuentra el error con tu gradcheck en el motor que recibes",
+        "en_one": "hunt built 1 engine from course.mutants' table: an answer looked up there, however"
+                  " right, earns nothing; find the bug with your gradcheck on the engine you are given",
+        "es_one": "hunt construyó 1 motor de la tabla de course.mutants: una respuesta buscada ahí, aunque"
+                  " sea correcta, no puntúa; encuentra el error con tu gradcheck en el motor que recibes",
+    },
+    "lab03_hunt_no_backward": {
+        "en": "hunt answered without running one backward pass through the engine it was given (no"
+              " gradient computed): an answer read from the class or its bytecode, however right, earns"
+              " nothing; run your gradcheck on expressions built with that Value",
+        "es": "hunt respondió sin ejecutar ni una pasada hacia atrás con el motor que recibió (sin calcular"
+              " ningún gradiente): una respuesta leída de la clase o de su bytecode, aunque sea correcta, no"
+              " puntúa; ejecuta tu gradcheck con expresiones construidas con ese Value",
     },
     "lab03_hunt_false_alarm": {
         "en": "hunt returned {got} on an engine whose backward pass is right: a false alarm (does your"
@@ -111,7 +164,7 @@ MESSAGES = {
     },
     "lab03_hunt_unknown": {
         "en": "this is not an engine suspect_engine() drew: nothing to confirm",
-        "es": "este no es un motor de los que elige suspect_engine(): no hay nada que confirmar",
+        "es": "este no es un motor elegido al azar por suspect_engine(): no hay nada que confirmar",
     },
     # ---- end of lab 03 ----
     "returned": {

@@ -10,6 +10,7 @@ reference battery is measured the same way:
 
     python benchmarks/gradcheck_mutants.py      # caught/total for `python -m grader gradcheck`
 """
+import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,10 +134,16 @@ def mutated_method(mutant: Mutant) -> Any:
     return namespace[mutant.method]
 
 
+# how many engines `engine_class` has built: lab 03's hidden test counts those a bug hunt builds,
+# which only a hunt that looks its answer up in this table does
+built = [0]
+
+
 def engine_class(mutant: Mutant | None = None) -> Any:
     """A `Value` class built in memory: minigrad's engine, or `mutant`'s. Anonymous either
     way (a class `Value` of a module `minigrad.engine`, compiled from the file `<minigrad>`):
     nothing on it names the mutant, so only computing gradients tells them apart."""
+    built[0] += 1
     source = ENGINE.read_text() if mutant is None else mutated_source(mutant)
     namespace: dict[str, Any] = {"__name__": "minigrad.engine"}
     exec(compile(source, "<minigrad>", "exec"), namespace)  # noqa: S102 (the course's own engine)
@@ -169,3 +176,10 @@ def battery_report(gradcheck: Any, battery: Any) -> tuple[list[str], list[Mutant
     battery = list(battery)
     return (_failing(gradcheck, battery, minigrad.engine.Value),
             [m for m in decidable() if not caught(gradcheck, battery, m)])
+
+
+def unexplained(more: Any) -> list[str]:
+    """The names of lab 03's MORE_EXPRESSIONS entries without a reason: not (name, f, point, reason),
+    or a reason of fewer than three words, which cannot say which blind spot the entry covers and why."""
+    return [str(entry[0])[:80] for entry in more
+            if len(entry) != 4 or not isinstance(entry[3], str) or len(re.findall(r"\w+", entry[3])) < 3]

@@ -10,8 +10,9 @@ of both contributions. Call `zero_grad()` before a second `backward()`.
 Edge cases follow float64 PyTorch: a result too large for a float is inf
 (`exp(710)`, `1e200 ** 2`, `1 / 1e-310`), `0 ** -1` is inf, and the gradient
 of `x ** 0` is 0 even at x = 0. Two choices differ, and raise ValueError
-instead of giving nan: the log of a number <= 0, and a negative number to a
-power that is not a whole number (`(-4) ** 0.5`).
+where PyTorch gives no real number: the log of a number <= 0 (PyTorch gives
+-inf at 0 and nan below it), and a negative number to a power that is not a
+whole number (`(-4) ** 0.5`, nan in PyTorch).
 """
 from __future__ import annotations
 

@@ -338,7 +338,7 @@ def probe(page, shots, people, exchange):
 # ---- the class as a department runs it: nothing lost, students isolated, limits, Validate ----
 
 def hub_user(classroom, key):
-    from hub_client import HubUser
+    from support.hub_client import HubUser
     person = classroom["people"][key]
     user = HubUser(classroom["url"], person["login"], person["password"])
     assert user.log_in(), f"{person['login']} could not log in"
@@ -509,7 +509,7 @@ def test_an_idle_server_is_culled(classroom):
 
 
 def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom):
-    from hub_client import HubUser
+    from support.hub_client import HubUser
     bob = classroom["people"]["en"]
     for _ in range(6):
         assert not HubUser(classroom["url"], bob["login"], "wrong").log_in()

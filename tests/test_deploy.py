@@ -4,7 +4,7 @@
 - the exchange volume's set-up gives the modes the one-machine classroom gives;
 - a real JupyterHub runs the values' hub.config and hub.extraConfig as the chart's
   jupyterhub_config.py does (the values file is the code under test), against a test LMS
-  (tests/lti_platform.py): launches land each person in their course, language and role; a
+  (tests/support/lti_platform.py): launches land each person in their course, language and role; a
   tampered launch is refused.
 """
 import copy
@@ -26,8 +26,8 @@ import pytest
 import requests
 import yaml
 
-from tests.lti_platform import INSTRUCTOR, LEARNER, Platform, form_of
-from tests.servers import free_port
+from support.lti_platform import INSTRUCTOR, LEARNER, Platform, form_of
+from support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -380,7 +380,7 @@ def test_the_student_image_builds_from_a_read_only_handout():
     path line: this environment's
     own .pth files, the repository's editable install among them, are not run), and nbgrader's
     file enabling its server extensions is copied in, as its install writes it."""
-    from conftest import ordinary_user
+    from support.course import ordinary_user
     student = ordinary_user()
     folder = Path(tempfile.mkdtemp(prefix="course-image-"))
     try:

@@ -133,6 +133,9 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
         # and so is the bug hunt of Exercise 3: its two cells say to write hunt(Value)
         for grade_id in ("lab03-hunt", "lab03-hunt-input"):
             assert "hunt(Value)" in verdict_text(cells.pop(grade_id))
+        # float64's best eps is named as such
+        assert {"en": "best ε in float64", "es": "mejor ε en float64"}[lang] in \
+            verdict_text(cells.pop("lab03-eps-float32"))
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 

@@ -25,7 +25,10 @@ pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewra
 ASSIGNMENT = "lab03-en"
 ANSWER = "lab03-gradcheck-answer"
 HUNT = "lab03-hunt-answer"
-COHORT_HUNTS = ("first_op", "root_only", "relu_positive", "reads_the_class", "raises", "always_left", "memoriser")
+BATTERY = "lab03-battery-answer"
+EPS = "lab03-eps-float32-answer"
+COHORT_HUNTS = ("first_op", "root_only", "relu_positive", "reads_the_class", "raises", "always_left", "memoriser",
+                "bytecode", "table_lookup")
 ALWAYS_RAISES = '''def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
               atol: float = 1e-4, rtol: float = 1e-3) -> bool:
     raise AssertionError("gradcheck FAILED at input index 0")'''
@@ -121,6 +124,11 @@ def submissions(course):
         "forger": with_cell(fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}), FORGER),
         "patches": with_cell(fill(solved(), {ANSWER: hint["no_zero"]}), PATCHES),
         "theft": with_cell(solved(), THEFT),
+        "battery_no_reasons": fill(solved(), {BATTERY: re.sub(r'\n     "[^"\n]*"\),\n', '\n     "x"),\n',
+                                                              solution(course, BATTERY))}),
+        # the best eps in float32 predicted as float64's default, or with a forward difference's rule
+        "eps_float64": fill(solved(), {EPS: "EPS_FLOAT32 = 1e-5\n"}),
+        "eps_forward": fill(solved(), {EPS: "EPS_FLOAT32 = 2.0 ** -12\n"}),
         # the right gradcheck, a wrong hunt
         **{f"hunt_{name}": fill(solved(), {HUNT: wrong_hunts(solution(course, HUNT))[name]})
            for name in COHORT_HUNTS},
@@ -132,18 +140,23 @@ def graded(grader):
     yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
-# 12 points (gradcheck 6, battery 2, annotations 1, hunt 2 + 1) plus 1 of extra credit (the complex
-# step); the written eps paragraph (2 points) is the instructor's. A wrong but annotated gradcheck keeps
-# 1 + 1, and the battery's 2 where it still raises AssertionError on each engine bug (the battery is
-# graded, not the gradcheck: fresh inputs hold no stale gradients, and the tolerances are the defaults),
-# and the hunt's 3 where the solution's hunt still finds every bug with it (the same fresh inputs and
-# default tolerances; a gradcheck that never raises, or always does, finds nothing or accuses all). A
-# wrong hunt with the right gradcheck keeps 10 (2 more when only the input is wrong).
-SCORES = {"honest": 13, "blank": 0, "always_true": 1, "always_raises": 2, "no_restore": 7, "no_zero": 7,
-          "graph_zero_only": 7, "no_atol": 7, "no_rtol": 7, "forward_difference": 7, "returns_false": 2,
-          "no_index": 7, "reads_the_code": 2, "dying": 7, "forger": 0, "patches": 2, "theft": 13,
-          "hunt_first_op": 10, "hunt_root_only": 10, "hunt_relu_positive": 10, "hunt_reads_the_class": 10,
-          "hunt_raises": 10, "hunt_always_left": 12, "hunt_memoriser": 10}
+# 13 points (gradcheck 6, battery 2, annotations 1, hunt 2 + 1, the prediction of eps in float32 1) plus 1
+# of extra credit (the complex step); the written eps paragraph (2 points) is the instructor's. A wrong
+# but annotated gradcheck keeps 1 + 1 (annotations, prediction), and the battery's 2 where it still
+# raises AssertionError on each engine bug (the battery is graded, not the gradcheck: fresh inputs hold
+# no stale gradients, and the tolerances are the defaults), and the hunt's 3 where the solution's hunt
+# still finds every bug with it (the same fresh inputs and default tolerances; a gradcheck that never
+# raises, or always does, finds nothing or accuses all). A wrong hunt with the right gradcheck keeps 11
+# (2 more when only the input is wrong); a hunt that computes nothing, or looks its answer up in
+# course/mutants.py, keeps 11 too, however right its answers. The patched kernel (abs returns 0) also
+# loses the prediction: its own visible test cannot run.
+SCORES = {"honest": 14, "blank": 0, "always_true": 2, "always_raises": 3, "no_restore": 8, "no_zero": 8,
+          "graph_zero_only": 8, "no_atol": 8, "no_rtol": 8, "forward_difference": 8, "returns_false": 3,
+          "no_index": 8, "reads_the_code": 3, "dying": 8, "forger": 0, "patches": 2, "theft": 14,
+          "battery_no_reasons": 12, "eps_float64": 13, "eps_forward": 13,
+          "hunt_first_op": 11, "hunt_root_only": 11, "hunt_relu_positive": 11, "hunt_reads_the_class": 11,
+          "hunt_raises": 11, "hunt_always_left": 13, "hunt_memoriser": 11, "hunt_bytecode": 11,
+          "hunt_table_lookup": 11}
 
 
 def test_every_submission_was_graded(graded):
@@ -171,12 +184,17 @@ def test_reasons(graded):
         assert reason in verdicts(course, ASSIGNMENT, name)["lab03-gradcheck"], (name, verdicts(course, ASSIGNMENT, name))
     assert "kernel died" in verdicts(course, ASSIGNMENT, "dying")["lab03-gradcheck"]
     hunts = {  # the visible test names the mistake; the memoriser passes it, and the hidden engines fail it
-        "first_op": "a false alarm", "root_only": "for 'tanh' is wrong", "relu_positive": "for 'relu' is wrong",
-        "reads_the_class": "hunt returned None, but", "raises": "hunt raised AssertionError",
+        "first_op": "without running one backward pass", "root_only": "for 'tanh' is wrong",
+        "relu_positive": "for 'relu' is wrong", "reads_the_class": "without running one backward pass",
+        "raises": "hunt raised AssertionError", "bytecode": "read from the class or its bytecode",
+        "table_lookup": "from course.mutants' table",
         "memoriser": "on an engine drawn at grading time: hunt returned None, but",
     }
     for name, reason in hunts.items():
         assert reason in verdicts(course, ASSIGNMENT, f"hunt_{name}")["lab03-hunt"], name
+    assert "one sentence" in verdicts(course, ASSIGNMENT, "battery_no_reasons")["lab03-battery"]
+    assert "best ε in float64" in verdicts(course, ASSIGNMENT, "eps_float64")["lab03-eps-float32"]
+    assert "a forward difference" in verdicts(course, ASSIGNMENT, "eps_forward")["lab03-eps-float32"]
     left = verdicts(course, ASSIGNMENT, "hunt_always_left")
     assert "✔" in left["lab03-hunt"] and "hunt named '*' rightly, but input 0" in left["lab03-hunt-input"], left
     theft = printed(course, ASSIGNMENT, "theft")

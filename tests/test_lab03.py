@@ -300,8 +300,9 @@ def test_battery_check_needs_every_blind_spot_covered_and_explained():
     missing_relu = verdict(gradcheck, more[:-1], "es")  # relu only at a positive input
     assert not missing_relu.passed and "deja pasar 1 de los 56" in missing_relu.summary, missing_relu.summary
     assert "relu: self.grad += out.grad" in missing_relu.summary
-    unexplained = verdict(gradcheck, [entry[:3] + (" ",) for entry in more])
-    assert not unexplained.passed and "reason" in unexplained.summary
+    for reason, lang, says in ((" ", "en", "reason"), ("x", "en", "one sentence"), ("more coverage", "es", "una frase")):
+        vague = verdict(gradcheck, [entry[:3] + (reason,) for entry in more], lang)
+        assert not vague.passed and says in vague.summary, vague.summary
     assert not verdict(always_true, more).passed
     assert "own engine" in verdict(always_raises, more).summary
 
@@ -416,11 +417,12 @@ def test_hunt_solution_passes_the_hidden_cases_in_both_languages(seed):
 # name -> (operation cell passes, input cell passes) in grading, and what the visible test says (EN, ES)
 # (None: the visible test passes, so only the hidden cases can tell)
 WRONG_HUNTS = {
-    "first_op": (False, False, "('+', 0) on an engine whose backward pass is right: a false alarm",
-                 "('+', 0) con un motor cuya pasada hacia atrás es correcta: una falsa alarma"),
+    "first_op": (False, False, "without running one backward pass", "sin ejecutar ni una pasada hacia atrás"),
     "root_only": (False, False, "'tanh' is wrong", "'tanh' de este motor está mal"),
     "relu_positive": (False, False, "'relu' is wrong", "'relu' de este motor está mal"),
-    "reads_the_class": (False, False, "hunt returned None, but", "hunt devolvió None, pero"),
+    "reads_the_class": (False, False, "without running one backward pass", "sin ejecutar ni una pasada hacia atrás"),
+    "bytecode": (False, False, "read from the class or its bytecode", "leída de la clase o de su bytecode"),
+    "table_lookup": (False, False, "from course.mutants' table", "de la tabla de course.mutants"),
     "raises": (False, False, "hunt raised AssertionError", "hunt lanzó AssertionError"),
     "always_left": (True, False, "hunt named '*' rightly, but input 0", "hunt señaló bien '*', pero la entrada 0"),
     "memoriser": (False, False, None, None),
@@ -464,9 +466,117 @@ def test_hunt_answers_of_any_shape_get_a_reason():
     def raises_mute(Value):
         raise Mute
 
+    def computing(hunt):  # one backward pass first, so that only the answer's shape is judged
+        def hunting(Value):
+            (Value(1.0) * Value(2.0)).backward()
+            return hunt(Value)
+        return hunting
+
     right = engine()
     for hunt, says in ((raises_mute, "hunt raised Mute: 'Mute'"), (lambda V: Odd(), "hunt returned Odd;"),
                        (lambda V: ["*", 1], "hunt returned ['*', 1];"), (lambda V: ("*", True), "returned ('*', True)"),
                        (lambda V: ("mul", 0), "hunt returned ('mul', 0)")):
-        problem = mistake(answer(hunt, right), ("*", (1,)), "en")
+        problem = mistake(answer(computing(hunt), right), ("*", (1,)), "en")
         assert problem and says in problem, problem
+    for forged in ("x", [["answer", "*", 1.0], 1.0], [["answer", "*", 1.0], "1", 0.0], None):
+        assert "hunt returned" in mistake(forged, ("*", (1,)), "en")
+
+
+def test_the_hunt_evidence_counts_backward_passes_and_engines_built():
+    """What `answer` records: the backward passes run on graphs of the class the hunt was given
+    (not on a leaf, not on another class), and the engines the hunt built from the mutant table."""
+    from course.bughunt import answer, engine
+    from course.mutants import engine_class
+    from minigrad import Value as Minigrad
+    right = engine()
+
+    def two_passes(Value):
+        a = Value(1.5)
+        (a * a).backward()
+        (a + 1.0).backward()
+        a.backward()  # a leaf: no graph, not counted
+        (Minigrad(1.0) * Minigrad(2.0)).backward()  # minigrad's own class: not counted
+    assert answer(two_passes, right) == [["none"], 2, 0]
+    assert answer(lambda V: engine_class() and None, right) == [["none"], 0, 1]
+    assert answer(lambda V: None, right) == [["none"], 0, 0]
+
+
+
+# ---- the prediction of the best eps in float32 (Exercise 4a) ----
+
+# name -> the prediction, and what the visible test and grading say (EN, ES); None: right
+WRONG_PREDICTIONS = {
+    "the float64 default": (1e-5, "best ε in float64", "mejor ε en float64"),
+    "float64's crossing": (8e-6, "best ε in float64", "mejor ε en float64"),
+    "torch's default": (1e-6, "best ε in float64", "mejor ε en float64"),
+    "sqrt(u), a forward difference's": (2 ** -12, "a forward difference", "una diferencia hacia delante"),
+    "far too small": (1e-9, "too small", "demasiado pequeño"),
+    "too large": (1e-1, "too large", "demasiado grande"),
+    "a string": ("1e-3", "one positive number", "un número positivo"),
+    "negative": (-7e-3, "one positive number", "un número positivo"),
+}
+RIGHT_PREDICTIONS = (2 ** -8, (6 * 2 ** -24) ** (1 / 3), 1e-2, 5e-3, (6 * 2 ** -23) ** (1 / 3))
+
+
+def eps_visible_test(prediction, lang):
+    cells = notebook("source", lang).cells
+    source = next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-eps-float32")
+    from course.epsilon import eps_mistake
+    namespace = {"EPS_FLOAT32": prediction, "eps_mistake": eps_mistake, "sweet32": 6.6e-3, "best32": 3.2e-3}
+    try:
+        exec(source.split("### BEGIN HIDDEN TESTS")[0], namespace)  # noqa: S102 (the notebook's own test cell)
+    except AssertionError as error:
+        return str(error)
+    return None
+
+
+def judge_eps(prediction, lang):
+    check = CHECKS["lab03-eps-float32"]
+    return check.judge(1, check.probe.gather(1, [prediction]), lang)
+
+
+@pytest.mark.parametrize("name", WRONG_PREDICTIONS)
+def test_each_wrong_eps_prediction_loses_the_point_and_is_named(name):
+    prediction, english, spanish = WRONG_PREDICTIONS[name]
+    for lang, says in (("en", english), ("es", spanish)):
+        visible, hidden = eps_visible_test(prediction, lang), judge_eps(prediction, lang)
+        assert visible and says in visible, (lang, visible)
+        assert not hidden.passed and (says in hidden.summary or isinstance(prediction, str)), hidden.summary
+
+
+def test_a_sound_eps_prediction_passes_both_tests():
+    for prediction in RIGHT_PREDICTIONS:
+        for lang in ("en", "es"):
+            assert eps_visible_test(prediction, lang) is None
+            assert judge_eps(prediction, lang).passed, prediction
+
+
+def test_the_eps_band_is_where_the_float32_curve_is_lowest():
+    """The band's centre, the crossing of the two lines, is within the band's factor of the measured
+    float32 minimum that the notebook prints."""
+    from course.epsilon import BAND, FLOAT32_U, crossing
+    text = "".join(o.get("text", "") for c in notebook("source", "en").cells if c.cell_type == "code"
+                   for o in c.outputs)
+    measured = float(re.search(r"float32: smallest error on the grid at eps = (\S+):", text).group(1))
+    assert crossing(FLOAT32_U) / BAND <= measured <= crossing(FLOAT32_U) * BAND
+
+
+# ---- the build draws the bug hunt's demonstration the same every time; a student's kernel does not ----
+
+
+def test_the_build_draws_the_same_suspect_every_time_and_a_student_at_random(monkeypatch):
+    import pathlib
+
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from authoring.build import execute
+    from course.bughunt import _drawn, suspect_engine
+    drawn = []
+    for _ in range(2):
+        nb = new_notebook(cells=[new_code_cell("from course.bughunt import _drawn, suspect_engine\n"
+                                               "print(_drawn[suspect_engine()])")])
+        execute(nb, pathlib.Path(ROOT))
+        drawn.append(nb.cells[0].outputs[0]["text"])
+    assert drawn[0] == drawn[1] and drawn[0].startswith("(")
+    monkeypatch.delenv("COURSE_BUILD", raising=False)
+    assert len({_drawn[suspect_engine()] for _ in range(30)}) > 1

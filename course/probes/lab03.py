@@ -15,7 +15,7 @@ it knows no answer: the grader rebuilds each expression and decides.
 import cmath
 
 from course.bughunt import VISIBLE, answer, engine, leaky_gate
-from course.mutants import MUTANTS, _failing, caught, decidable
+from course.mutants import MUTANTS, _failing, caught, decidable, unexplained
 from course.probes import Probe
 from course.strict import mypy_strict
 from minigrad import Value
@@ -170,11 +170,9 @@ def battery_call(objects, case):
     """[expressions failing on minigrad's engine, [[mutant, caught 0/1], ...], expressions without a
     reason] for the student's battery (EXPRESSIONS and MORE_EXPRESSIONS) and gradcheck."""
     gradcheck, more, given = objects
-    unexplained = [str(entry[0])[:80] for entry in more
-                   if len(entry) != 4 or not isinstance(entry[3], str) or not entry[3].strip()]
     battery = list(given) + [tuple(entry[:3]) for entry in more]
     wrong = _failing(gradcheck, battery, Value)
-    return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()], unexplained]
+    return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()], unexplained(more)]
 
 
 # ---- bonus: the complex-step derivative of plain functions (complex arguments, via cmath) ----
@@ -231,7 +229,15 @@ def hunt_call(objects, case):
     return answer(objects[0], engine(hunt_mutant(case)))
 
 
+# ---- the prediction of the best eps in float32: the number the student wrote ----
+
+
+def eps_call(objects, case):
+    return objects[0]
+
+
 PROBES = {
+    "lab03-eps-float32": Probe("lab03-eps-float32", lambda rng: [["float32"]], call=eps_call),
     "lab03-bonus-complex": Probe("lab03-bonus-complex", complex_cases, call=complex_call),
     "lab03-gradcheck": Probe("lab03-gradcheck", cases, call=call),
     "lab03-annotations": Probe("lab03-annotations", lambda rng: [["signature"]], call=annotations),

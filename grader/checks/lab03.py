@@ -13,6 +13,7 @@ import math
 import re
 
 from course.bughunt import culprit, mistake
+from course.epsilon import eps_mistake
 from course.i18n import say
 from course.mutants import decidable
 from course.probes.lab03 import PROBES, expression, hunt_mutant
@@ -122,6 +123,11 @@ DERIVATIVES = {
 
 
 CHECKS = {
+    # the prediction: within a factor of 3 of where truncation meets cancellation in float32
+    "lab03-eps-float32": Check(PROBES["lab03-eps-float32"], reference=lambda case: None,
+                               describe=lambda case, lang: say("lab03_eps_case", lang),
+                               compare=lambda got, want, case, lang, stated: eps_mistake(got, lang),
+                               localized=True),
     # 1e-12: the complex step is exact to a few ulps; the best central difference (eps near 1e-5)
     # is off by about 1e-11, so a central difference cannot pass for it
     "lab03-bonus-complex": Check(PROBES["lab03-bonus-complex"],

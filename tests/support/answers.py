@@ -26,9 +26,10 @@ HARD_CODED = {
                              "'AccumulateGrad', 'TBackward0', 'AccumulateGrad']",
     },
     # a gradcheck that always says True (the visible test's sign bug shows it),
-    # and a complex step that knows the visible test's two functions
+    # float64's eps predicted for float32, and a complex step that knows the visible test's two functions
     "lab03": {
         "lab03-gradcheck-answer": "def gradcheck(f, inputs, *, eps=1e-5, atol=1e-4, rtol=1e-3):\n    return True",
+        "lab03-eps-float32-answer": "EPS_FLOAT32 = 1e-5",
         "lab03-bonus-complex-answer": "def complex_step(f, x, h=1e-20):\n"
                                       "    return math.cos(x) if f is cmath.sin else 1 - math.tanh(x) ** 2",
     },
@@ -62,6 +63,44 @@ def hunt(Value):
             return known
     return None
 '''
+# compares each operation's bytecode (with its `_backward`'s) with minigrad's: names the operation
+# of every engine without computing one gradient
+BYTECODE = '''def hunt(Value):
+    import minigrad
+    def code(method):
+        c = method.__code__
+        return [c.co_code, c.co_consts[:1]] + [(k.co_code, k.co_consts) for k in c.co_consts if hasattr(k, "co_code")]
+    for operation, name in (("+", "__add__"), ("*", "__mul__"), ("-", "__sub__"), ("**", "__pow__"),
+                            ("exp", "exp"), ("log", "log"), ("tanh", "tanh"), ("relu", "relu")):
+        if code(getattr(Value, name)) != code(getattr(minigrad.Value, name)):
+            return operation, 0
+    return None
+'''
+# looks the suspect up in course/mutants.py's table: the gradients of a few expressions with the suspect,
+# matched against the same with every mutant's engine; the leaky relu, in no table, is guessed
+TABLE_LOOKUP = '''def hunt(Value):
+    from course.bughunt import culprit
+    from course.mutants import decidable, engine_class
+    def grads(V):
+        seen = []
+        for f, point in ((lambda a, b: (a + b) * a * b, (1.3, -0.7)), (lambda a, b: (a - b) * a * b, (1.3, -0.7)),
+                         (lambda a, b: (a * b) * a * b, (1.3, -0.7)), (lambda a: a ** 3 * a, (1.3,)),
+                         (lambda a: a.exp() * a, (0.45,)), (lambda a: a.log() * a, (2.5,)),
+                         (lambda a: a.tanh() * a, (0.35,)), (lambda a: a.relu() * a, (0.8,)),
+                         (lambda a, b: a.relu() * b, (-0.6, 1.7))):
+            inputs = [V(x) for x in point]
+            f(*inputs).backward()
+            seen += [round(x.grad, 9) for x in inputs]
+        return seen
+    mine = grads(Value)
+    if mine == grads(engine_class()):
+        return None
+    for mutant in decidable():
+        if grads(engine_class(mutant)) == mine:
+            operation, inputs = culprit(mutant)
+            return operation, inputs[0]
+    return "relu", 0
+'''
 
 
 def wrong_hunts(right):
@@ -77,6 +116,8 @@ def wrong_hunts(right):
                            "    gradcheck(f, tuple(Value(x) for x in point))\n"),
         "always_left": replaced(right, "(broken, 0) if fails(left, (1.3,), Value) else (broken, 1)", "(broken, 0)"),
         "memoriser": MEMORISER,
+        "bytecode": BYTECODE,
+        "table_lookup": TABLE_LOOKUP,
         # not graded in the cohort (tests/test_hostile_lab03.py); judged below only
         "unordered": replaced(right, "in HUNT if", "in reversed(HUNT) if"),
         "false_alarm": replaced(right, "HUNT = [\n", 'HUNT = [\n    ("relu", lambda a: a.relu(), (0.0,)),\n'),
