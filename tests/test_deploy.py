@@ -25,7 +25,6 @@ import jsonschema
 import pytest
 import requests
 import yaml
-
 from support.lti_platform import INSTRUCTOR, LEARNER, Platform, form_of
 from support.servers import free_port
 

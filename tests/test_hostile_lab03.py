@@ -9,7 +9,7 @@ reference gradcheck), each with the score it must get."""
 import re
 
 import pytest
-from support.answers import HARD_CODED, wrong_hunts
+from support.answers import HARD_CODED, replaced, wrong_hunts
 from support.course import fill
 from support.hostile import (
     assert_every_submission_graded,
@@ -83,11 +83,6 @@ for module in ("grader.gradcheck", "grader.checks.lab03", "grader.checks"):
 def solution(course, grade_id=ANSWER):
     source = course.solved(ASSIGNMENT)
     return next(c.source for c in source.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-
-
-def replaced(text, old, new):
-    assert old in text, old
-    return text.replace(old, new)
 
 
 def without_restore(text):

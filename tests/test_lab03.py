@@ -1,4 +1,5 @@
 """Lab 03 outside the notebook: the reference gradcheck command and the sign-bug context manager."""
+import re
 import shutil
 import subprocess
 import sys

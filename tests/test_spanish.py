@@ -51,8 +51,8 @@ def prose(markdown):
 
 
 # a number written with a point: 1.5, 0.25, 3.000 (Spanish prose writes 1,5 and 3000 or 3 000);
-# versions (2.13.0, Python 3.11, LTI 1.3) are names, not numbers
-DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )\d+\.\d+(?![\w.])")
+# versions (2.13.0, Python 3.11, LTI 1.3, Kubernetes (1.28 o posterior)) are names, not numbers
+DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )(?<!Kubernetes \()\d+\.\d+(?![\w.])")
 
 
 def violations(texts, patterns):
