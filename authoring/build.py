@@ -3,8 +3,6 @@
     python -m authoring build           # write source/ (executed, outputs stored) and release/
     python -m authoring build --force   # the same, even over notebooks a person edited
     python -m authoring check           # fail if source/ or release/ is stale, or EN and ES differ
-    python -m authoring site            # the course website, both languages, in _site/ (authoring/site.py)
-    python -m authoring site --out DIR  # the same, written to DIR (-v: Sphinx says what it does)
 
 Every notebook the build writes carries a digest of its cells. A notebook whose
 cells no longer match it was edited by a person (a student working in release/,
@@ -24,17 +22,9 @@ import nbformat
 from nbclient import NotebookClient
 
 from authoring.masters import differences, for_language, read_master
-from course.i18n import LANGUAGES
+from course.names import LANGUAGES, UNITS, assignment
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def units(root=ROOT):
-    return sorted(path.stem for path in (root / "notebooks").glob("*.md"))
-
-
-def assignment(unit, lang):
-    return f"{unit}-{lang}"
 
 
 def language_versions(unit, root=ROOT):
@@ -112,7 +102,7 @@ def build(root=ROOT, run=True, force=False):
             raise SystemExit("not overwritten, these were edited after the last build:\n  "
                              + "\n  ".join(edited) + "\n" + EDITED_HELP)
     written = {}  # assignment -> (unit, its source notebook)
-    for unit in units(root):
+    for unit in UNITS:
         for lang, nb in language_versions(unit, root).items():
             folder = root / "source" / assignment(unit, lang)
             folder.mkdir(parents=True, exist_ok=True)
@@ -202,20 +192,3 @@ def stale_files(root=ROOT):
             if existing.relative_to(root) not in expected:
                 stale.append(f"{existing.relative_to(root)} (no master makes it)")
     return stale
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    command = argv[0] if argv else "build"
-    if command == "build" and argv[1:] in ([], ["--force"]):
-        build(force=argv[1:] == ["--force"])
-    elif command == "check":
-        stale = stale_files()
-        if stale:
-            raise SystemExit("stale, run `python -m authoring build`:\n  " + "\n  ".join(stale))
-        print("source/ and release/ match the masters; English and Spanish match")
-    elif command == "site":
-        from authoring.site import main as site
-        site(argv[1:])
-    else:
-        raise SystemExit(__doc__)

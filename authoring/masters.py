@@ -20,7 +20,7 @@ import tokenize
 import jupytext
 import nbformat
 
-from course.i18n import LANGUAGES
+from course.names import LANGUAGES
 
 LANGUAGE_LINE = re.compile(r"^(\s*)#(en|es)(?: (.*))?$")
 LANGUAGE_TAIL = re.compile(r"^(.*?)\s*#:(en|es)\s*$")

@@ -15,21 +15,17 @@ import copy
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 
-from course.i18n import LANGUAGES, say
+from course.i18n import say
+from course.names import LANGUAGES, UNITS
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE_NAMES = {"en": "English", "es": "Español"}
 # outputs a reader may see: figures and text; never evidence for the grader, never errors
 SHOWN_MIME = ("image/png", "image/jpeg", "image/svg+xml", "text/plain", "text/html", "text/latex")
-
-
-def units(root):
-    return sorted(path.stem for path in (root / "notebooks").glob("*.md"))
 
 
 def statements(source):
@@ -170,7 +166,7 @@ def guide_order(page):
 
 def index_page(root, lang):
     unit_titles = []
-    for unit in units(root):
+    for unit in UNITS:
         nb = nbformat.read(root / "release" / f"{unit}-{lang}" / f"{unit}.ipynb", 4)
         first = next(c.source for c in nb.cells if c.cell_type == "markdown")
         title = first.splitlines()[0].lstrip("# ").strip()
@@ -185,7 +181,7 @@ def index_page(root, lang):
         f"## {say('site_guides', lang)}", "",
         say("site_guides_note", lang), "",
         "```{toctree}", ":hidden:", f":caption: {say('site_units', lang)}", "",
-        *[f"units/{unit}" for unit in units(root)], "```", "",
+        *[f"units/{unit}" for unit in UNITS], "```", "",
         "```{toctree}", ":hidden:", f":caption: {say('site_guides', lang)}", "",
         *sorted(guide_pages, key=guide_order), "```", "",
     ])
@@ -274,7 +270,7 @@ def stage(root, lang, folder):
     (folder / "index.md").write_text(index_page(root, lang), encoding="utf-8")
     write_theme_words(lang, folder)
     pages = ["index"]
-    for unit in units(root):
+    for unit in UNITS:
         nbformat.write(unit_page(root, unit, lang), folder / "units" / f"{unit}.ipynb")
         pages.append(f"units/{unit}")
     for page, path in guides(root, lang).items():
@@ -324,13 +320,3 @@ def build_site(root=ROOT, out=None, quiet=True):
         shutil.copytree(work / lang / "html", out / lang)
     (out / "index.html").write_text(ROOT_PAGE, encoding="utf-8")
     return out
-
-
-def main(argv=()):
-    """`python -m authoring site [-v] [--out FOLDER]`"""
-    argv = list(argv)
-    out = argv[argv.index("--out") + 1] if "--out" in argv else None
-    started = time.monotonic()
-    out = build_site(out=out, quiet="-v" not in argv)
-    print(f"site written to {out}/ in {time.monotonic() - started:.0f} s "
-          f"(open {out / 'index.html'}, or `python -m http.server -d {out.name}`)")

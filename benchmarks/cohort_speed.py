@@ -42,9 +42,9 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.cohort import environment
+from course.names import UNITS
+from grader.cohort.grading import environment
 
-UNITS = ("theory03", "lab01", "lab03")
 MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
 PROJECTED = 300  # submissions: a large lab
@@ -128,7 +128,7 @@ def local_dask(workers):
         processes.append(subprocess.Popen(
             [*dask, "worker", address, "--nworkers", str(workers), "--nthreads", "1",
              "--no-dashboard", "--host", "127.0.0.1", "--local-directory", str(folder)], **quiet))
-        from grader.cluster import threads_of
+        from grader.cohort.cluster import threads_of
         while threads_of(address) < workers:
             if time.monotonic() > deadline:
                 raise RuntimeError("the Dask workers did not start")

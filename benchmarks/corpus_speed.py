@@ -25,7 +25,7 @@ from conftest import Grader
 from corpus.cases import CASES
 from test_hostile import ASSIGNMENT, LIMITS, Listener, corpus_course, outcomes
 
-from grader.report import cohort
+from grader.reports.report import cohort
 
 
 def main():

@@ -83,9 +83,9 @@ def timed_context(owner, name, step, exit_step):
 def instrument():
     from nbgrader.preprocessors import AssignLatePenalties, SaveAutoGrades
 
-    from grader import execute
-    from grader.sandbox import SandboxedKernelManager
-    from grader.verdicts import is_graded_test
+    from grader.checks.verdicts import is_graded_test
+    from grader.plugins import execute
+    from grader.sandbox.kernel import SandboxedKernelManager
 
     release = SandboxedKernelManager.release_sandbox
 
@@ -137,11 +137,11 @@ def main():
                         help="CLOCK_MONOTONIC when this process was started (default: now)")
     arguments, options = parser.parse_known_args()
     os.chdir(arguments.course)
-    import nbgrader.apps.nbgraderapp
+    import nbgrader.apps.nbgraderapp  # noqa: F401 (timed with the imports)
 
-    import grader.nbgrader_setup  # noqa: F401
+    import grader.plugins.wiring  # noqa: F401
     from grader.config import load_config
-    from grader.preflight import refuse_on_mismatch
+    from grader.sandbox.preflight import refuse_on_mismatch
     imported = time.monotonic()
     steps = {"process start and imports": imported - arguments.spawned_at}
     refuse_on_mismatch(load_config(arguments.course, options))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from classroom import accounts, course, hub, roster
 from classroom.auth import hashed
+from course.names import LANGUAGES
 
 
 def free_port():
@@ -136,7 +137,7 @@ def stop_classroom(state_folder):
         accounts.remove(login)
         print("removed user", login, "and their home")
     exchange = Path(state["exchange"])
-    for language in ("en", "es"):
+    for language in LANGUAGES:
         shutil.rmtree(exchange / course.course_id(language), ignore_errors=True)
     if state.get("exchange_made"):
         shutil.rmtree(exchange, ignore_errors=True)

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from course.names import unit_and_language
+
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_FOLDER = "autograd-by-hand"
 
@@ -25,7 +27,7 @@ def course_id(language):
 def assignments(units=None):
     """The release's assignments (theory03-es, ...), optionally only those of `units`."""
     found = sorted(p.name for p in (ROOT / "source").glob("*-*") if p.is_dir())
-    return [a for a in found if units is None or a.rsplit("-", 1)[0] in units]
+    return [a for a in found if units is None or (unit_and_language(a) or ("",))[0] in units]
 
 
 def make_exchange(exchange):
@@ -44,7 +46,7 @@ def set_up(instructor, home, exchange):
     shutil.copytree(ROOT / "source", folder / "source")
     (folder / "nbgrader_config.py").write_text(
         '"""The class\'s course folder (made by `python -m classroom start`)."""\n'
-        "from grader.nbgrader_setup import configure\n\n"
+        "from grader.plugins.wiring import configure\n\n"
         "c = get_config()  # noqa: F821 (nbgrader provides get_config)\n"
         "configure(c)\n"
         f"c.Exchange.root = {str(exchange)!r}\n", encoding="utf-8")

@@ -4,7 +4,7 @@ A CSV with a header row `id,name,language,role` (role: `student`, the default, o
 `instructor`). Login names are the prefix plus the id, lower-cased, with `.` as `-`;
 an id with any other character is refused, so no name reaches `useradd`, a path or
 nbgrader's exchange (which splits file names at `+`) that could mean something else.
-A name with markup or a line break is refused too (grader/student_fields.py's rule, the
+A name with markup or a line break is refused too (grader/plugins/student_fields.py's rule, the
 gradebook's), so no page or file an instructor opens shows one.
 """
 import csv
@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.student_fields import unsafe_name
+from course.names import LANGUAGES
+from grader.plugins.student_fields import unsafe_name
 
-LANGUAGES = ("en", "es")
 ROLES = ("student", "instructor")
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 SAFE_PREFIX = re.compile(r"[a-z][a-z0-9]{0,11}")

@@ -1,6 +1,5 @@
 """Every sentence the course machinery shows a person, in English and Spanish."""
 
-LANGUAGES = ("en", "es")
 
 MESSAGES = {
     # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----
@@ -584,7 +583,7 @@ MESSAGES = {
         "en": "most common failure reasons (how many; one example)",
         "es": "motivos de fallo más frecuentes (cuántos; un ejemplo)",
     },
-    # ---- what of a submission was not taken in (grader/intake.py) ----
+    # ---- what of a submission was not taken in (grader/plugins/intake.py) ----
     "unreadable_message": {
         "en": "your code made the kernel send a message the grader cannot read ({error}); this "
               "cell was stopped and the rest of the notebook was run in a new kernel",
@@ -606,7 +605,7 @@ MESSAGES = {
         "en": "over the size cap of a submission ({mib} MiB in all)",
         "es": "supera el tamaño máximo de una entrega ({mib} MiB en total)",
     },
-    # --- an archive handed in instead of the notebook (grader/nbgrader_ext.py, issue 18) ---
+    # --- an archive handed in instead of the notebook (grader/plugins/preprocessors.py, issue 18) ---
     "archive_not_opened": {
         "en": "you handed in a {kind} archive, and the grader does not open archives: "
               "hand in the notebook itself, {notebook}",

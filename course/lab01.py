@@ -18,6 +18,7 @@ from torch.overrides import TorchFunctionMode
 
 from course import student
 from course.i18n import say
+from course.names import LANGUAGES
 
 NAMES = ("dx", "dW", "db")
 # torch functions whose call means autograd was used, and how to name them to the student
@@ -253,7 +254,7 @@ def passed_bonus(number):
 def written_paragraph(grade_id, folder="."):
     """The text of the answer cell `grade_id` in the saved notebook in `folder`, or None
     when it is blank (the stub) or no saved notebook holds it."""
-    stubs = {say("text_stub", lang) for lang in ("en", "es")}
+    stubs = {say("text_stub", lang) for lang in LANGUAGES}
     for path in sorted(Path(folder).glob("*.ipynb"), key=lambda p: p.name != "lab01.ipynb"):
         try:
             cells = json.loads(path.read_text(encoding="utf-8"))["cells"]

@@ -22,9 +22,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from course.i18n import LANGUAGES, say
+from course.i18n import say
+from course.names import language_of
+from course.work import WORK, course_root, release_notebook
 
-WORK = "my-work"
 # nbgrader's lab plugins an instructor needs and a student must not see;
 # `validate-assignment` (the Validate button) stays.
 INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader",
@@ -36,25 +37,6 @@ INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
 LOCALES = {"en": "en", "es": "es_ES"}
 NBGRADER_VALIDATE = "nbgrader.server_extensions.validate_assignment"
 COURSE_VALIDATE = "course.validate"
-
-
-def language_of(assignment):
-    lang = assignment.rsplit("-", 1)[-1]
-    return lang if lang in LANGUAGES else "en"
-
-
-def course_root():
-    """The course folder: the current folder or the nearest one above it that holds
-    release/, else the clone this package runs from."""
-    for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "release").is_dir():
-            return folder
-    return Path(__file__).resolve().parent.parent
-
-
-def release_notebook(root, assignment):
-    """The release notebook of `assignment` (one per assignment), or None."""
-    return next(iter(sorted((Path(root) / "release" / assignment).glob("*.ipynb"))), None)
 
 
 def start(assignment, root=None):
@@ -136,23 +118,6 @@ def lab_command(root, lang, notebook=None, extra=()):
         print(say("lab_root", lang))
         arguments.append("--allow-root")
     return arguments + list(extra), env
-
-
-def main(argv):
-    command, rest = (argv[0], argv[1:]) if argv else (None, [])
-    if command == "start" and rest and not rest[0].startswith("-"):
-        assignment, options = rest[0], rest[1:]
-        notebook = start(assignment)
-        if "--no-open" not in options:
-            lab(language_of(assignment), notebook, extra=options)
-    elif command == "lab":
-        lang = rest[0] if rest and rest[0] in LANGUAGES else "en"
-        lab(lang, extra=rest[1:] if rest and rest[0] in LANGUAGES else rest)
-    elif command == "submit" and rest and not rest[0].startswith("-"):
-        from course.submit import submit
-        raise SystemExit(submit(rest[0], course_root()))
-    else:
-        raise SystemExit(__doc__)
 
 
 def lab(lang, notebook=None, root=None, extra=()):

@@ -3,7 +3,7 @@
 Checks the student's notebook as the Validate button does (course/validate.py),
 then writes the one file to upload to the course's LMS, `my-work/hand-in/<assignment>.ipynb`
 (`theory03-es.ipynb`): the assignment is in its name, which survives the LMS's
-renaming (grader/lms_collect.py reads it back). The file is written even when a
+renaming (grader/plugins/lms_collect.py reads it back). The file is written even when a
 check fails, so that unfinished work can still be handed in before a deadline;
 what fails is said first, and the exit status is 1.
 """
@@ -13,8 +13,9 @@ from pathlib import Path
 import nbformat
 
 from course.i18n import say
-from course.start import WORK, language_of, release_notebook
+from course.names import language_of
 from course.validate import check
+from course.work import WORK, release_notebook
 
 HAND_IN = "hand-in"
 

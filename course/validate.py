@@ -26,7 +26,9 @@ import nbformat
 from nbgrader import utils
 from nbgrader.validator import Validator
 
+from course import names
 from course.i18n import say
+from course.work import release_notebook
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
@@ -43,8 +45,7 @@ class CourseValidator(Validator):
 
 def language_of(notebook):
     """The assignment's language, from its folder's name (theory03-es)."""
-    lang = Path(notebook).parent.name.rsplit("-", 1)[-1]
-    return lang if lang in ("en", "es") else "en"
+    return names.language_of(Path(notebook).parent.name)
 
 
 def graded(nb):
@@ -140,7 +141,6 @@ def _wrapped(text, width=100):
 
 def release_of(notebook, work):
     """The release notebook of a notebook in my-work/<assignment>/, or None."""
-    from course.start import release_notebook
     notebook, work = Path(notebook).resolve(), Path(work).resolve()
     if notebook.parent.parent != work:
         return None

@@ -1,9 +1,11 @@
 """The grader: everything that runs only on the instructor's side, never in a student's kernel
-(grader/sandbox.py hides every installed copy of it from kernels).
+(grader/sandbox/kernel.py hides every installed copy of it from kernels).
 
-The references and the judge (`checks/`, `verdicts`, `gradcheck`), execution in the sandbox
-(`execute`, `sandbox`, `cgroups`, `inert`, `preflight`), what of a submission is taken in
-(`intake`), nbgrader's wiring (`nbgrader_setup`, `nbgrader_ext`, `bonus`), parallel and cluster
-grading (`cohort`, `cluster`), reports (`report`), the students' handout (`handout`) and the demo
-(`demo`).
+`checks/` (the references and the judge: the hidden checks and `verdicts`), `gradcheck` (lab
+03's reference gradcheck and its command), `sandbox/` (where a kernel runs: bubblewrap, cgroups, seccomp, preflight),
+`plugins/` (the course inside stock nbgrader: preprocessors, plugins and the one wiring file),
+`cohort/` (a whole cohort graded in parallel, here or on a Dask cluster), `reports/` (the cohort
+report, LMS export, similarity hints, grading logs), `config` (the nbgrader configuration a
+command uses), `handout` (what students get), `demo` (a demo cohort) and `__main__` (the
+instructors' commands).
 """

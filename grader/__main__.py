@@ -1,42 +1,40 @@
-"""Instructors' commands (stock nbgrader does the rest).
+"""Instructors' commands (stock nbgrader does the rest); `python -m grader COMMAND --help` says more.
 
-    python -m grader report ASSIGNMENT [--lang en|es]   # per-cell scores and reasons (CSV, HTML), after autograde
-    python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
-    python -m grader grade ASSIGNMENT [ASSIGNMENT...] [--workers N] [--force] [--lang en|es]   # the whole cohort, in parallel
-    python -m grader export --lms moodle|canvas [--uncapped]   # one grade per student per unit, for the LMS
+    python -m grader grade ASSIGNMENT [ASSIGNMENT...] [--workers N] [--force] [--lang en|es] [nbgrader options]
+    python -m grader report ASSIGNMENT [--lang en|es] [nbgrader options]   # per-cell scores and reasons (CSV, HTML)
+    python -m grader export --lms moodle|canvas [--uncapped] [--out FOLDER]   # one grade per student per unit
     python -m grader late-flags ASSIGNMENT   # after zip_collect: Canvas's LATE_ uploads stamped late
+    python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
     python -m grader demo [--quick]      # a demo cohort (honest, wrong, hard-coded, hostile) graded in parallel
     python -m grader gradcheck           # lab 03's reference gradcheck on every op of minigrad (exit 1 on a bug)
 """
+import argparse
+import importlib
 import sys
-from pathlib import Path
+
+# command: (the module whose main(argv) parses and runs it, what it does)
+COMMANDS = {
+    "grade": ("grader.cohort.grading", "grade a whole cohort in parallel (stock nbgrader autograde per submission)"),
+    "report": ("grader.reports.report", "per-cell scores and reasons (CSV, HTML), after grading"),
+    "export": ("grader.reports.export", "one grade per student per unit, for the LMS"),
+    "late-flags": ("grader.plugins.late", "after zip_collect: the uploads Canvas flagged late are stamped late"),
+    "handout": ("grader.handout", "what students get: release notebooks and the packages they import"),
+    "demo": ("grader.demo", "a demo cohort (honest, wrong, hard-coded, hostile) graded in parallel"),
+    "gradcheck": ("grader.gradcheck", "lab 03's reference gradcheck on every op of minigrad (exit 1 on a bug)"),
+}
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) in (2, 3) and argv[0] == "report" and (len(argv) == 2 or argv[2][:7] == "--lang="):
-        from grader.cohort import write_report
-        write_report(Path.cwd(), argv[1], argv[2][7:] if len(argv) == 3 else None, [])
-    elif len(argv) == 2 and argv[0] == "handout":
-        from grader.handout import write_handout
-        write_handout(Path(argv[1]))
-    elif argv[:1] == ["grade"] and len(argv) >= 2:
-        from grader.cohort import main as grade_main
-        raise SystemExit(grade_main(argv[1:]))
-    elif argv[:1] == ["export"]:
-        from grader.export import main as export_main
-        raise SystemExit(export_main(argv[1:]))
-    elif argv[:1] == ["late-flags"]:
-        from grader.late import main as late_main
-        raise SystemExit(late_main(argv[1:]))
-    elif argv[:1] == ["demo"]:
-        from grader.demo import main as demo_main
-        raise SystemExit(demo_main(argv[1:]))
-    elif argv[:1] == ["gradcheck"]:
-        from grader.gradcheck import main as gradcheck_main
-        raise SystemExit(gradcheck_main(argv[1:]))
-    else:
-        raise SystemExit(__doc__)
+    """The exit status of `python -m grader ARGV`: each command's own parser reads its arguments."""
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (_, summary) in COMMANDS.items():
+        commands.add_parser(name, help=summary, add_help=False)  # its own parser has the help
+    arguments, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    module = importlib.import_module(COMMANDS[arguments.command][0])
+    return module.main(rest) or 0
 
 
-main()
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """The nbgrader configuration a course command will use: nbgrader_config.py, then
 the `--Class.trait=value` options of its command line (as nbgrader reads them).
-A module of its own: grading (grader/cohort.py), the report and the export read it."""
+A module of its own: grading (grader/cohort/grading.py), the report and the export read it."""
 import re
 from pathlib import Path
 

@@ -6,7 +6,7 @@ Copies the course into a new temporary folder, releases theory03 in both
 languages, and submits a small cohort to each: honest work, a wrong answer,
 hard-coded answers that pass every visible test, and two hostile notebooks (a
 fork bomb; a notebook that tries to read the answer key and the gradebook and
-to switch off the checks). It grades them in parallel (`grader/cohort.py`),
+to switch off the checks). It grades them in parallel (`grader/cohort/grading.py`),
 writes the students' feedback and the cohort report, prints a summary and
 where to look. `--quick`: English only, honest work and the fork bomb.
 """
@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+
+from course.names import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = "theory03"
@@ -61,7 +63,7 @@ QUICK = ("honest", "fork-bomb")
 
 
 def nbgrader(root, *arguments):
-    from grader.cohort import environment
+    from grader.cohort.grading import environment
     return subprocess.run([sys.executable, "-m", "nbgrader", *arguments,
                            f"--CourseDirectory.root={root}", "--log-level=WARN"],
                           cwd=root, env=environment(), check=True, capture_output=True, text=True)
@@ -100,19 +102,19 @@ def make_course(folder, languages, names):
 def main(argv):
     import argparse
 
-    from grader.cohort import grade
+    from grader.cohort.grading import grade
 
     parser = argparse.ArgumentParser(prog="python -m grader demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="English only, two submissions")
     parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--lang", choices=("en", "es"), default=None,
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="the language of the HTML reports (default: each assignment's)")
     parser.add_argument("--no-progress", action="store_true")
     arguments = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="course-demo-"))
     names = QUICK if arguments.quick else tuple(COHORT)
-    languages = ("en",) if arguments.quick else ("en", "es")
+    languages = ("en",) if arguments.quick else LANGUAGES
     print(f"demo course in {folder}: theory03 in {', '.join(languages)}, "
           f"students {', '.join(names)}")
     assignments = make_course(folder, languages, names)

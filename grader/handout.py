@@ -10,7 +10,7 @@ Publish that folder; keep the instructor's repository private.
 import shutil
 from pathlib import Path
 
-from grader.sandbox import KERNEL_PACKAGES, package_folder
+from grader.sandbox.kernel import KERNEL_PACKAGES, package_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = """[build-system]
@@ -39,3 +39,13 @@ def write_handout(folder, root=ROOT):
     (folder / "pyproject.toml").write_text(PYPROJECT)
     print(f"wrote {folder}: release/ and {', '.join(KERNEL_PACKAGES)} (no solutions, no references)")
     return folder
+
+
+def main(argv):
+    """`python -m grader handout FOLDER`."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m grader handout", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", help="a new or empty folder")
+    write_handout(Path(parser.parse_args(argv).folder))
+    return 0

@@ -18,10 +18,11 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from authoring.build import ROOT, assignment, nbgrader, units
-from course.i18n import LANGUAGES
+from authoring.build import ROOT, nbgrader
+from course import names
+from course.names import LANGUAGES, assignment
 
-UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in units()}
+UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in names.UNITS}
 
 
 GRADER_USER = "course-grader"
@@ -83,7 +84,7 @@ class Grader:
             if self.cgroup_parent else []
 
     def close(self):
-        from grader.cgroups import KernelGroup
+        from grader.sandbox.cgroups import KernelGroup
         KernelGroup(self.delegated, 1).remove()
         shutil.rmtree(self.home, ignore_errors=True)
 
@@ -109,8 +110,8 @@ def ordinary_user():
 def delegate_cgroups(user):
     """Folders under this process's memory and pids cgroups, given to `user`
     (cgroup v1, as on the CI machine); [] where that cannot be done."""
-    from grader.cgroups import ROOT as CGROUPS
-    from grader.cgroups import own_path, version
+    from grader.sandbox.cgroups import ROOT as CGROUPS
+    from grader.sandbox.cgroups import own_path, version
     if version() != 1:
         return []
     name = f"course-tests-{os.getpid()}"
@@ -209,7 +210,7 @@ class Course:
         return self.nbgrader("autograde", assignment, "--force", check=False)
 
     def grade(self, assignment, *options, workers=2):
-        """The cohort graded by the course's parallel command (grader/cohort.py: stock
+        """The cohort graded by the course's parallel command (grader/cohort/grading.py: stock
         `nbgrader autograde --student ID` per submission, `workers` at a time). It exits 1,
         with a NOT GRADED line on stderr, when a submission could not be graded. More
         assignments may come first in `options`: one run grades them one after the other."""

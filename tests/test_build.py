@@ -8,10 +8,10 @@ from authoring.build import (
     execute,
     language_versions,
     stale_files,
-    units,
     write_signed,
 )
 from authoring.masters import differences, for_language, localize_code, read_master
+from course.names import UNITS
 
 
 @pytest.mark.slow  # builds the course (nbgrader generates every release)
@@ -19,7 +19,11 @@ def test_generated_notebooks_are_up_to_date():
     assert stale_files() == []
 
 
-@pytest.mark.parametrize("unit", units())
+def test_every_master_is_a_unit_of_the_course():
+    assert sorted(path.stem for path in (ROOT / "notebooks").glob("*.md")) == sorted(UNITS)
+
+
+@pytest.mark.parametrize("unit", UNITS)
 def test_languages_differ_only_in_prose(unit):
     master = read_master(ROOT / "notebooks" / f"{unit}.md")
     en, es = for_language(master, "en", unit), for_language(master, "es", unit)
@@ -73,7 +77,7 @@ def test_unknown_metadata_is_an_error(tmp_path):
 def test_every_graded_cell_has_a_registered_check():
     """A test cell without a check could only be scored from the student's kernel."""
     from grader.checks import find_check
-    for unit in units():
+    for unit in UNITS:
         nb = for_language(read_master(ROOT / "notebooks" / f"{unit}.md"), "en", unit)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})

@@ -65,7 +65,7 @@ def test_judge_never_raises_on_evidence_it_cannot_read(value):
     """Regression: evidence out of float range raised out of judge, and nbgrader dropped the copy."""
     import json
 
-    from grader.verdicts import judge
+    from grader.checks.verdicts import judge
     report = json.dumps({"grade_id": "theory03-gradients", "seed": 7,
                          "results": [{"value": value}] * len(CHECK.probe.draw(7))})
     passed, reason = judge("theory03-gradients", [report], 7, "en", [], CHECK.stated)
@@ -75,7 +75,7 @@ def test_judge_never_raises_on_evidence_it_cannot_read(value):
 def test_a_reason_shape_ignores_the_drawn_numbers_and_signs():
     """Serial and parallel runs (and two students) draw other cubics: the same mistake
     must read the same once blanked, and another mistake must not."""
-    from grader.report import shape_of
+    from grader.reports.report import shape_of
     one = "central_difference(f, 0.3, eps=1e-05), f(x) = 2x³ − x + 1 returned 4.0, expected -1.73"
     other = "central_difference(f, -1.2, eps=0.001), f(x) = −0.5x³ + 3x² − 7 returned 4.0, expected 12"
     assert shape_of(one) == shape_of(other), (shape_of(one), shape_of(other))

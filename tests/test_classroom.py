@@ -6,7 +6,7 @@ the instructor collects and grades with `python -m grader grade`, generates and 
 feedback; each student fetches it and reads their score and a reason in their language. A
 student cannot read the other's work, the instructor's course or the exchange's submissions;
 a link to the gradebook planted in a submission is left behind by `collect` (with the
-trust-boundary defences, grader/intake.py); the hub's tokens never reach a graded kernel. Screenshots of each step go to the test's
+trust-boundary defences, grader/plugins/intake.py); the hub's tokens never reach a graded kernel. Screenshots of each step go to the test's
 tmp folder (paths printed). Measures each student's server memory and start-up time."""
 import csv
 import json
@@ -193,7 +193,7 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
                    f"--course=autograd-by-hand-{lang}")
         print(f"collect, grade, feedback for both languages: {time.monotonic() - started:.0f} s")
         planted = course / "submitted" / people["es"]["login"] / "theory03-es" / "leak.db"
-        # stock `collect` would follow it; the course's SafeCollect (grader/intake.py) refuses it
+        # stock `collect` would follow it; the course's SafeCollect (grader/plugins/intake.py) refuses it
         assert not planted.exists() and not planted.is_symlink()
         print("collect left the planted link to the gradebook behind")
         graded = (course / "autograded" / people["es"]["login"] / "theory03-es" / "theory03.ipynb").read_text()

@@ -23,9 +23,9 @@ import pytest
 from conftest import Course, course_folder, fill, graded_cells, verdict_text
 from corpus.cases import FORK_BOMB, HARD, cell
 
-from grader.cohort import SLOT_UID_BASE
-from grader.report import shape_of
-from grader.sandbox import sandbox_available
+from grader.cohort.grading import SLOT_UID_BASE
+from grader.reports.report import shape_of
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(),
                                 reason="bubblewrap is not installed: grading runs sandboxed")
@@ -153,7 +153,7 @@ def dask_cluster(grader):
                 [*dask, "worker", address, "--name", name, "--nthreads", "1", "--no-dashboard",
                  "--host", "127.0.0.1", "--local-directory", str(folder / name)],
                 cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **run_as))
-        from grader.cluster import threads_of
+        from grader.cohort.cluster import threads_of
         while threads_of(address) < 2:
             assert time.monotonic() < deadline, "the Dask workers did not start"
             time.sleep(0.5)
@@ -271,7 +271,7 @@ if student == "sleeps":
 
 @pytest.fixture
 def stand_in_course(tmp_path, monkeypatch):
-    import grader.cohort as cohort_module
+    import grader.cohort.grading as cohort_module
     monkeypatch.setattr(cohort_module, "command", stand_in(STAND_IN))
     monkeypatch.setattr(cohort_module, "plan", lambda root, workers, options: cohort_module.Plan(workers))
     for student in ("dies", "fine", "locked"):
@@ -292,7 +292,7 @@ def test_a_dead_process_is_reported_and_leaves_nothing_half_written(stand_in_cou
 
 def test_ctrl_c_interrupts_each_process_once(tmp_path):
     (tmp_path / "submitted" / "sleeps" / "a1").mkdir(parents=True)
-    script = (f"import grader.cohort as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    script = (f"import grader.cohort.grading as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
               "from test_cohort import stand_in, STAND_IN\n"
               "c.command = stand_in(STAND_IN)\nc.plan = lambda r, w, o: c.Plan(w)\n"
               f"c.grade({str(tmp_path)!r}, 'a1', workers=1, progress=False, report=False)")
@@ -313,7 +313,7 @@ def test_ctrl_c_interrupts_each_process_once(tmp_path):
 def test_after_ctrl_c_on_a_forced_run_the_advice_is_true(tmp_path):
     """--force regrades everything: of those not graded in the run, the ones never
     reached keep their earlier grade, and a run without --force grades only the rest."""
-    from grader.cohort import Outcome, interrupted_message
+    from grader.cohort.grading import Outcome, interrupted_message
     (tmp_path / "autograded" / "bea" / "a1").mkdir(parents=True)  # graded before, never reached
     text = interrupted_message(tmp_path, "a1", ["ana", "bea", "eva"],
                                [Outcome("ana", True), Outcome("eva", False, "interrupted")], True)
@@ -328,7 +328,7 @@ def test_a_killed_parent_interrupts_its_grading_processes(tmp_path):
     """Killed outright (no Ctrl-C to pass on), the parent still leaves no process
     grading unwatched: each is interrupted as Ctrl-C would, and cleans up."""
     (tmp_path / "submitted" / "sleeps" / "a1").mkdir(parents=True)
-    script = (f"import grader.cohort as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    script = (f"import grader.cohort.grading as c, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
               "from test_cohort import stand_in, STAND_IN\n"
               "c.command = stand_in(STAND_IN)\nc.plan = lambda r, w, o: c.Plan(w)\n"
               f"c.grade({str(tmp_path)!r}, 'a1', workers=1, progress=False, report=False)")
@@ -361,9 +361,9 @@ def test_a_second_run_on_the_same_assignment_is_refused(stand_in_course):
 
 
 def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_path):
-    import grader.cgroups
-    import grader.cohort as cohort_module
-    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+    import grader.cohort.grading as cohort_module
+    import grader.sandbox.cgroups
+    monkeypatch.setattr(grader.sandbox.cgroups.KernelGroup, "create",
                         classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
     monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 1000)
     how = cohort_module.plan(tmp_path, 4, [])
@@ -375,12 +375,12 @@ def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_
 
 
 def test_one_process_grades_exactly_one_student():
-    from grader.cohort import command
+    from grader.cohort.grading import command
     assert "--student=a[*]b" in command(Path("/r"), "a1", "a*b", [])
 
 
 def test_html_report_in_the_instructors_language(graded):
-    from grader.report import write_html
+    from grader.reports.report import write_html
     _, parallel, _ = graded
     hostile = parallel.root / "submitted" / "<img src=x onerror=alert(1)>" / "theory03-en"
     hostile.mkdir(parents=True)  # submitted, never graded: a row with a note
@@ -422,12 +422,12 @@ def test_demo_runs(grader):
 
 
 def test_the_demo_fails_when_a_submission_is_not_graded(monkeypatch, tmp_path, capsys):
-    import grader.cohort
+    import grader.cohort.grading
     import grader.demo
     monkeypatch.setattr(grader.demo, "make_course", lambda folder, languages, names: ["theory03-en"])
     monkeypatch.setattr(grader.demo, "nbgrader", lambda *a: None)
-    monkeypatch.setattr(grader.cohort, "grade", lambda *a, **k: [
-        grader.cohort.Outcome("ana", True), grader.cohort.Outcome("eva", False, "killed")])
+    monkeypatch.setattr(grader.cohort.grading, "grade", lambda *a, **k: [
+        grader.cohort.grading.Outcome("ana", True), grader.cohort.grading.Outcome("eva", False, "killed")])
     monkeypatch.setattr(grader.demo.tempfile, "mkdtemp", lambda prefix: str(tmp_path))
     assert grader.demo.main(["--quick"]) == 1
     assert "NOT GRADED: eva (theory03-en)" in capsys.readouterr().err
@@ -435,9 +435,9 @@ def test_the_demo_fails_when_a_submission_is_not_graded(monkeypatch, tmp_path, c
 
 def test_nbgrader_options_reach_the_plan():
     from authoring.build import ROOT
-    from grader.cohort import database_options, load_config
+    from grader.cohort.grading import database_options, load_config
     config = load_config(ROOT, ["--force", "--SandboxedKernelManager.process_limit=7", "x"])
-    from grader.sandbox import SandboxedKernelManager
+    from grader.sandbox.kernel import SandboxedKernelManager
     manager = SandboxedKernelManager(config=config)
     assert manager.process_limit == 7 and manager.cpu_seconds == 600  # command line, then the file
     assert database_options(ROOT, [])[0].endswith("gradebook.db?timeout=600")
@@ -445,7 +445,7 @@ def test_nbgrader_options_reach_the_plan():
 
 
 def test_a_failed_process_is_reported_with_the_exception_that_stopped_it():
-    from grader.cohort import failure_reason
+    from grader.cohort.grading import failure_reason
     log = ("[AutogradeApp | INFO] Converting notebook\n    Traceback (most recent call last):\n"
            '      File "x.py", line 1, in <module>\n    TypeError: can only concatenate str\n'
            "[AutogradeApp | ERROR] There was an error processing assignment 'a1'\n"
@@ -458,9 +458,9 @@ def test_worker_processes_without_cgroups_take_turns(monkeypatch):
     one per-user process limit: their kernels must not run side by side."""
     from traitlets.config import Config
 
-    import grader.cgroups
-    from grader.cluster import turn_without_cgroup
-    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+    import grader.sandbox.cgroups
+    from grader.cohort.cluster import turn_without_cgroup
+    monkeypatch.setattr(grader.sandbox.cgroups.KernelGroup, "create",
                         classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
     monkeypatch.setattr(os, "geteuid", lambda: 4242)
     probe = ("import fcntl, os, sys, tempfile\n"
@@ -473,7 +473,7 @@ def test_worker_processes_without_cgroups_take_turns(monkeypatch):
     print("during a kernel:", inside.stdout.strip(), "after it:", after.stdout.strip())
     assert (inside.stdout.strip(), after.stdout.strip()) == ("taken", "free")
     # with a cgroup per kernel, no turns: nothing is locked
-    monkeypatch.setattr(grader.cgroups.KernelGroup, "create",
+    monkeypatch.setattr(grader.sandbox.cgroups.KernelGroup, "create",
                         classmethod(lambda cls, *a, **k: (type("G", (), {"remove": lambda self: None})(), "")))
     with turn_without_cgroup(Config()):
         assert subprocess.run([sys.executable, "-c", probe], capture_output=True,
@@ -487,7 +487,7 @@ def test_a_worker_gets_only_its_submissions_files(tmp_path, monkeypatch, python)
     worker falls back to plain files and folders, and refuses the same archives."""
     import tarfile
 
-    from grader.cluster import pack, unpack
+    from grader.cohort.cluster import pack, unpack
     if python == "without tar filters":
         monkeypatch.delattr(tarfile, "data_filter", raising=False)
     mine = tmp_path / "autograded" / "ana" / "a1"
@@ -508,7 +508,7 @@ def test_a_worker_gets_only_its_submissions_files(tmp_path, monkeypatch, python)
         tar.addfile(link)
     with pytest.raises(tarfile.TarError):
         unpack(made.getvalue(), tmp_path / "worker")  # the worker refuses what leads out of its folder
-    unpack(archive, tmp_path / "worker2")  # the link was never packed (grader/intake.py)
+    unpack(archive, tmp_path / "worker2")  # the link was never packed (grader/plugins/intake.py)
     assert sorted(str(p.relative_to(tmp_path / "worker2")) for p in (tmp_path / "worker2").rglob("*")) \
         == ["data", "data/x.csv", "theory03.ipynb"]
 
@@ -523,7 +523,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
     import io
     import tarfile
 
-    from grader.cluster import pack
+    from grader.cohort.cluster import pack
     mine = tmp_path / "ana"
     mine.mkdir()
     (mine / "theory03.ipynb").write_text("{}")
@@ -535,7 +535,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
         tar.addfile(link)
     (tmp_path / "bad.tar").write_bytes(made.getvalue())
     script = ("import sys, tarfile\nsys.path.insert(0, sys.argv[1])\n"
-              "from grader.cluster import unpack\n"
+              "from grader.cohort.cluster import unpack\n"
               "print(sys.version.split()[0], hasattr(tarfile, 'data_filter'))\n"
               "unpack(open(sys.argv[2] + '/good.tar', 'rb').read(), sys.argv[2] + '/out')\n"
               "try:\n    unpack(open(sys.argv[2] + '/bad.tar', 'rb').read(), sys.argv[2] + '/bad')\n"
@@ -549,7 +549,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
 
 
 def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
-    from grader import cluster
+    from grader.cohort import cluster
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
     assert cluster.worker_uid({}) == cluster.WORKER_UID_BASE + os.getpid()
     assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured

@@ -53,7 +53,7 @@ def database():
 def stand_in_cohort(tmp_path, monkeypatch, database):
     from test_cohort import stand_in
 
-    import grader.cohort as cohort_module
+    import grader.cohort.grading as cohort_module
     monkeypatch.setattr(cohort_module, "command", stand_in(WRITES_ITS_ROW))
     monkeypatch.setattr(cohort_module, "plan", lambda root, workers, options: cohort_module.Plan(workers))
     monkeypatch.setenv("STAND_IN_DB", plain(database))
@@ -148,8 +148,8 @@ def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path):
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
 
-    from grader.execute import GradingExecute, KernelDidNotStart
-    from grader.sandbox import SandboxedKernelManager
+    from grader.plugins.execute import GradingExecute, KernelDidNotStart
+    from grader.sandbox.kernel import SandboxedKernelManager
 
     class DiesAtFirst(SandboxedKernelManager):
         starts = 0
@@ -188,7 +188,7 @@ def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path):
 MAKES_AND_DIES = """
 import os, sys, tempfile
 sys.path.insert(0, sys.argv[1])
-from grader.cgroups import KernelGroup
+from grader.sandbox.cgroups import KernelGroup
 print(tempfile.mkdtemp(prefix=f"course-kernel-{os.getpid()}-", dir=sys.argv[2]))
 print(tempfile.mkdtemp(prefix=f"course-remote-{os.getpid()}-", dir=sys.argv[2]))
 group, why = KernelGroup.create(1 << 30, 64)
@@ -200,7 +200,7 @@ os._exit(0)  # as SIGKILL would: nothing cleaned up
 
 def test_what_a_killed_worker_left_is_removed_by_the_next(tmp_path):
     from authoring.build import ROOT
-    from grader.sandbox import remove_leftovers
+    from grader.sandbox.kernel import remove_leftovers
     done = subprocess.run([sys.executable, "-c", MAKES_AND_DIES, str(ROOT), str(tmp_path)],
                           capture_output=True, text=True, check=True)
     left = [line for line in done.stdout.splitlines() if line]
@@ -218,7 +218,7 @@ def test_what_a_killed_worker_left_is_removed_by_the_next(tmp_path):
 def test_a_stopped_run_says_who_keeps_an_earlier_grade(tmp_path):
     """With --force, those never started when the database went away still hold the
     grade of an earlier run (autograded/ and the gradebook alike): the message says so."""
-    from grader.cohort import UNREACHABLE, Outcome, unreachable_message
+    from grader.cohort.grading import UNREACHABLE, Outcome, unreachable_message
     (tmp_path / "autograded" / "bea" / "a1").mkdir(parents=True)
     text = unreachable_message(tmp_path, "a1", [Outcome("ana", True), Outcome("bea", False, UNREACHABLE),
                                                 Outcome("eva", False, UNREACHABLE)], 120)
@@ -228,10 +228,10 @@ def test_a_stopped_run_says_who_keeps_an_earlier_grade(tmp_path):
 
 
 def test_a_database_fault_is_read_from_a_flattened_traceback_record_only():
-    """nbgrader's traceback reaches the log as one line (grader/inert.py flattens every
+    """nbgrader's traceback reaches the log as one line (grader/plugins/inert.py flattens every
     record, so that no student text forges a row): the fault is still recognised there,
     and a student id that quotes an exception name is not taken for one."""
-    from grader.cohort import database_fault
+    from grader.cohort.grading import database_fault
     flat = ("[AutogradeApp | INFO] Creating/updating student with ID 'ana': {}\n"
             "[AutogradeApp | ERROR] Traceback (most recent call last):   File \"api.py\", line 1, "
             "in __init__     db_exists = ...  sqlalchemy.exc.OperationalError: (psycopg.OperationalError) "

@@ -72,7 +72,7 @@ def test_a_submitted_file_goes_through_moodle_and_canvas_exports_to_grading(grad
 
     from course.start import start
     from course.submit import submit
-    from grader.lms_collect import late_students, parse
+    from grader.plugins.lms_collect import late_students, parse
 
     course = Course(course_folder(), grader, generated=("theory03-es",))
     try:

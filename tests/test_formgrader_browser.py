@@ -27,7 +27,7 @@ from nbgrader.api import Gradebook, Student
 from servers import free_port
 from sqlalchemy import event
 
-from grader.student_fields import CHECKS, unsafe_email, unsafe_name
+from grader.plugins.student_fields import CHECKS, unsafe_email, unsafe_name
 
 CHROMIUM = "/usr/bin/chromium"
 ASSIGNMENT, NOTEBOOK = "theory03-en", "theory03"

@@ -21,11 +21,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import URL, make_url
 
 from authoring.build import nbgrader
-from grader.report import shape_of
-from grader.sandbox import sandbox_available
+from grader.reports.report import shape_of
+from grader.sandbox.kernel import sandbox_available
 
 ASSIGNMENT = "theory03-en"
-COURSE_ID = "autograd-by-hand"  # grader/nbgrader_setup.py
+COURSE_ID = "autograd-by-hand"  # grader/plugins/wiring.py
 WRONG = {"theory03-forward-answer":
          "def forward(a, b, c):\n    return a * b, a * b + c, a - c, (a * b + c) * (c - a)"}
 EXPECTED = {"blank": 0, "honest": 12, "wrong": 10}
@@ -108,7 +108,7 @@ def test_postgres_gradebook_holds_what_serial_sqlite_holds(graded, postgres):
     assert got == expected
     assert {name: rows["score"] for name, rows in got.items()} == EXPECTED
     assert verdicts(parallel) == verdicts(serial)
-    # the cohort report read the same database (grader/report.py follows db_url)
+    # the cohort report read the same database (grader/reports/report.py follows db_url)
     with open(parallel.root / "reports" / f"{ASSIGNMENT}.csv", newline="") as stream:
         report = {row["student"]: float(row["score"]) for row in csv.DictReader(stream)}
     assert report == EXPECTED
@@ -171,7 +171,7 @@ def test_the_server_listens_on_loopback_only(postgres):
 
 def test_the_report_opens_the_gradebook_the_configuration_names(tmp_path, postgres):
     from authoring.build import ROOT
-    from grader.report import gradebook
+    from grader.reports.report import gradebook
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     with gradebook(tmp_path) as gb:  # nbgrader's default
         assert str(gb.engine.url) == f"sqlite:///{tmp_path / 'gradebook.db'}"

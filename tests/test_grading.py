@@ -105,7 +105,7 @@ def test_source_validates(source_validated, assignment):
 def test_release_stubs_fail_their_tests(release_validated, assignment):
     path = ROOT / "release" / assignment / f"{unit_of(assignment)}.ipynb"
     result = release_validated[assignment]
-    # nbgrader counts a 0-point cell (a bonus exercise, see grader/bonus.py) as passed whatever it prints
+    # nbgrader counts a 0-point cell (a bonus exercise, see grader/plugins/bonus.py) as passed whatever it prints
     bonus = [c for c in graded_cells(nbformat.read(path, 4)).values() if c.metadata["nbgrader"]["points"] == 0]
     if bonus:
         assert f"NOTEBOOK PASSED ON {len(bonus)} CELL(S)!" in result.stdout, result.stdout
@@ -144,7 +144,7 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
     assert f"of {assignment}, 3 at a time" in result.stderr, result.stderr[-3000:]
     cells = graded_cells(course.release(assignment))
     total = sum(c.metadata["nbgrader"]["points"] for c in cells.values())
-    bonus = sum(find_check(grade_id).bonus for grade_id in cells)  # extra credit (grader/bonus.py)
+    bonus = sum(find_check(grade_id).bonus for grade_id in cells)  # extra credit (grader/plugins/bonus.py)
     assert course.score(assignment, "solver") == total + bonus
     assert course.score(assignment, "blank") == 0
     assert course.score(assignment, "memoriser") == 0

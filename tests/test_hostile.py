@@ -34,8 +34,8 @@ from hostile import (
     submitted_course,
 )
 
-from grader.report import cohort, shape_of
-from grader.sandbox import sandbox_available
+from grader.reports.report import cohort, shape_of
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(
     not sandbox_available(),

@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, Course, course_folder, graded_cells, verdict_text
 from nbformat.v4 import new_code_cell
 
-from grader.sandbox import sandbox_available
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "theory03-en"

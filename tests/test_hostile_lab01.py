@@ -16,7 +16,7 @@ from hostile import (
 )
 from test_grading import AUTOGRAD_SHORTCUT
 
-from grader.sandbox import sandbox_available
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab01-en"

@@ -20,7 +20,7 @@ from hostile import (
 from test_grading import HARD_CODED
 from test_lab03 import wrong_hunts
 
-from grader.sandbox import sandbox_available
+from grader.sandbox.kernel import sandbox_available
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 ASSIGNMENT = "lab03-en"

@@ -2,14 +2,14 @@
 import nbformat
 import pytest
 
-from grader.cgroups import KernelGroup
-from grader.inert import (
+from grader.plugins.inert import (
     MakeInert,
     clean_html,
     for_spreadsheet,
     for_terminal,
     inert_output,
 )
+from grader.sandbox.cgroups import KernelGroup
 
 
 @pytest.mark.parametrize("payload", [
@@ -62,7 +62,7 @@ MARKDOWN_LINKS = ["![](http://a.test/x.png)", "[x](javascript:alert(1))", "[x][r
 def test_student_markdown_renders_with_no_link(text):
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    from grader.inert import clean_markdown
+    from grader.plugins.inert import clean_markdown
     html = markdown2html_mistune(clean_markdown(text))
     assert "href" not in html and "src" not in html and "\\require" not in html, html
 
@@ -76,7 +76,7 @@ def test_spreadsheet_formulas_are_neutralized(field):
 def test_cgroup_v2_delegation_writes_the_limits(tmp_path, monkeypatch):
     """The v2 path (this machine has v1), on a stand-in tree: the grader moves itself
     into a leaf, enables the controllers, and sets the kernel's limits."""
-    monkeypatch.setattr("grader.cgroups.own_path", lambda controller: "/user.slice/scope")
+    monkeypatch.setattr("grader.sandbox.cgroups.own_path", lambda controller: "/user.slice/scope")
     base = tmp_path / "user.slice" / "scope"
     base.mkdir(parents=True)
     (tmp_path / "cgroup.controllers").write_text("memory pids")
@@ -90,7 +90,7 @@ def test_cgroup_v2_delegation_writes_the_limits(tmp_path, monkeypatch):
     assert (group.folders[0] / "pids.max").read_text() == "512"
     # the next submission's grading process (forked from the grader) lives in the leaf
     # now: its kernel's group goes beside the leaf, and nothing moves one level deeper
-    monkeypatch.setattr("grader.cgroups.own_path", lambda controller: "/user.slice/scope/course-grader")
+    monkeypatch.setattr("grader.sandbox.cgroups.own_path", lambda controller: "/user.slice/scope/course-grader")
     (base / "cgroup.subtree_control").write_text("memory pids")  # as the kernel shows it
     (base / "course-grader" / "cgroup.subtree_control").write_text("")
     second, why = KernelGroup.create(2 << 30, 512, root=tmp_path)

@@ -12,7 +12,8 @@ import sys
 
 import pytest
 
-from authoring.build import ROOT, assignment, language_versions, nbgrader, units
+from authoring.build import ROOT, language_versions, nbgrader
+from course.names import UNITS, assignment
 
 
 def git(*arguments, cwd):
@@ -36,7 +37,7 @@ def fresh_copy(tmp_path_factory):
 
 
 def test_generate_assignment_changes_no_committed_file(fresh_copy):
-    for unit in units(fresh_copy):
+    for unit in UNITS:
         for lang in language_versions(unit, fresh_copy):
             nbgrader("generate_assignment", assignment(unit, lang), "--force", root=fresh_copy,
                      capture_output=True)

@@ -1,4 +1,4 @@
-"""Where submissions come in (grader/intake.py), run as instructors run it, without a
+"""Where submissions come in (grader/plugins/intake.py), run as instructors run it, without a
 kernel: stock `nbgrader collect` from a JupyterHub exchange whose inbound folder holds
 links, a FIFO, a sparse file and unsafe student ids; the course's cohort command and stock
 `nbgrader autograde` refusing unsafe ids before anything is written; the Dask task's
@@ -16,8 +16,8 @@ import pytest
 from conftest import Course, course_folder
 from nbgrader.api import Gradebook
 
-from grader.cluster import pack
-from grader.intake import vet
+from grader.cohort.cluster import pack
+from grader.plugins.intake import vet
 
 ASSIGNMENT = "theory03-en"
 UNSAFE = ["<img src=x onerror=alert(7)>", "forged\nhonest  12 of 12"]
@@ -153,7 +153,7 @@ def test_nbgrader_zip_collect_takes_in_only_ordinary_files_of_safe_ids(course):
 def test_archive_kind_names_each_format_by_its_first_bytes(tmp_path):
     import zipfile
 
-    from grader.archives import archive_kind
+    from grader.plugins.archives import archive_kind
     with zipfile.ZipFile(tmp_path / "a.zip", "w") as archive:
         archive.writestr("theory03.ipynb", "{}")
     for mode, name in (("w", "a.tar"), ("w:gz", "a.tgz"), ("w:bz2", "a.tbz"), ("w:xz", "a.txz")):

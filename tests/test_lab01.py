@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 from course.probes import find_probe
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
-from grader.execute import GradingExecute
+from grader.plugins.execute import GradingExecute
 
 SEED = 11
 

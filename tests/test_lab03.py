@@ -9,6 +9,7 @@ import pytest
 
 from course.breakit import sub_sign_bug
 from course.mutants import MUTANTS, engine_class, mutated_source
+from course.names import LANGUAGES
 from grader.checks.lab03 import CHECKS
 from grader.gradcheck import check_minigrad, gradcheck
 from minigrad import Value
@@ -257,7 +258,7 @@ def best_central_difference(f, x, h=1e-20):
 def test_bonus_passes_the_complex_step_and_fails_a_central_difference(seed):
     check = CHECKS["lab03-bonus-complex"]
     assert check.bonus == 1
-    for lang in ("en", "es"):
+    for lang in LANGUAGES:
         assert check.judge(seed, check.probe.gather(seed, [complex_step]), lang, {"bonus": 1}).passed
     verdict = check.judge(seed, check.probe.gather(seed, [best_central_difference]), "en", {"bonus": 1})
     assert not verdict.passed and "expected" in verdict.summary
@@ -458,7 +459,7 @@ def test_hunt_cases_are_drawn_at_grading_time_never_the_visible_ones(seed):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_hunt_solution_passes_the_hidden_cases_in_both_languages(seed):
-    for lang in ("en", "es"):
+    for lang in LANGUAGES:
         hunt = define_hunt(hunt_solution(lang))
         for grade_id in ("lab03-hunt", "lab03-hunt-input"):
             verdict = judge_hunt(grade_id, hunt, seed, lang)

@@ -1,6 +1,6 @@
 """No import cycles among the grader's modules, lazy imports (inside functions)
-included: grader/cluster.py <-> grader/execute.py and grader/cohort.py <->
-grader/report.py were two (issue 23)."""
+included: grader/cohort/cluster.py <-> grader/plugins/execute.py and grader/cohort/grading.py <->
+grader/reports/report.py were two (issue 23)."""
 import ast
 
 from authoring.build import ROOT

@@ -74,7 +74,7 @@ def reported(grader):
 
 
 def test_the_report_adds_up(reported):
-    from grader.report import write_html
+    from grader.reports.report import write_html
     page = write_html(reported.root, ASSIGNMENT, "en").read_text()
     print(page.split("<img")[0], page.split("<h2>", 3)[-1])
     # one maximum, auto + manual (9 + 2); extra credit apart, and past the maximum
@@ -100,7 +100,7 @@ def test_the_report_adds_up(reported):
 
 
 def test_the_distribution_shows_every_student(reported):
-    from grader.report import cohort, histogram_bins
+    from grader.reports.report import cohort, histogram_bins
     _, rows = cohort(reported.root, ASSIGNMENT)
     scores = [r["score"] for r in rows if not r["note"]]
     bins = histogram_bins(scores, rows[0]["max_score"])
@@ -109,7 +109,7 @@ def test_the_distribution_shows_every_student(reported):
 
 
 def test_similarity_is_a_hint_on_the_code_not_its_spacing():
-    from grader.similarity import groups
+    from grader.reports.similarity import groups
     stub = "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
     found = groups({"ana": COPIED, "bea": COPIED_AGAIN, "carl": stub, "dan": "return 1",
                     "eva": COPIED.replace("g.sum(0)", "g.sum(axis=0)")}, stub)
@@ -125,7 +125,7 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
     """lab01 in both languages: a student who took Spanish gets one lab01 grade, not a
     0 in the English column; the later of two languages counts; extra credit is capped
     at the maximum (and noted); manual grades count; a late submission loses 10% of its
-    score per started day (nbgrader's own late plugin mechanism, grader/late.py)."""
+    score per started day (nbgrader's own late plugin mechanism, grader/plugins/late.py)."""
     import csv
     import subprocess
     import sys
@@ -212,7 +212,7 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
 def test_the_late_penalty_is_a_share_per_started_day():
     from authoring.build import ROOT
     from grader.config import load_config
-    from grader.late import penalty
+    from grader.plugins.late import penalty
     config = load_config(ROOT, [])  # the course's configuration names the plugin
     hour = 3600
     assert penalty(config, "ana", 10, 0) == 0
@@ -231,9 +231,9 @@ def test_a_canvas_late_flag_costs_the_first_days_penalty(tmp_path, monkeypatch):
     from nbgrader.utils import parse_utc
 
     from authoring.build import ROOT
-    from grader.cohort import environment
+    from grader.cohort.grading import environment
     from grader.config import load_config
-    from grader.late import penalty, stamp_late
+    from grader.plugins.late import penalty, stamp_late
     monkeypatch.setenv("PATH", environment()["PATH"])  # a new gradebook runs nbgrader's alembic
     due = datetime(2026, 10, 16, 21, 59)
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
@@ -251,7 +251,7 @@ def test_a_canvas_late_flag_costs_the_first_days_penalty(tmp_path, monkeypatch):
 def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     """The LMS round trip's way in: a Canvas export (a re-upload, `-1`, flagged LATE_,
     beside the first upload) filed by `nbgrader zip_collect` with the course's collector
-    (grader/lms_collect.py), then `python -m grader late-flags`: the re-upload is the
+    (grader/plugins/lms_collect.py), then `python -m grader late-flags`: the re-upload is the
     one filed, and it is stamped late, so nbgrader charges the first day's penalty."""
     import subprocess
     import sys
@@ -259,7 +259,7 @@ def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     from datetime import datetime
 
     from nbgrader.utils import parse_utc
-    pytest.importorskip("grader.lms_collect", reason="the LMS collector (grader/lms_collect.py)")
+    pytest.importorskip("grader.plugins.lms_collect", reason="the LMS collector (grader/plugins/lms_collect.py)")
     root, assignment = reported.root, "lab01-es"
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "autograd-by-hand") as gb:
         gb.update_or_create_assignment(assignment, duedate=datetime(2026, 10, 16, 21, 59))

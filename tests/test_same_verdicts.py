@@ -13,8 +13,8 @@ import subprocess
 import pytest
 from conftest import Course, course_folder, fill, graded_cells, verdict_text
 
-from grader.report import shape_of
-from grader.sandbox import sandbox_available
+from grader.reports.report import shape_of
+from grader.sandbox.kernel import sandbox_available
 
 ASSIGNMENT = "lab03-en"
 LOOSE = '''def gradcheck(f: object, inputs: object, *, eps: object = 1e-5, atol: object = 1e-4,

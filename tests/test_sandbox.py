@@ -5,8 +5,12 @@ from types import SimpleNamespace
 import pytest
 from conftest import Course, Grader, course_folder, graded_cells, verdict_text
 
-from grader.execute import GradingExecute
-from grader.sandbox import SandboxedKernelManager, SandboxRefused, sandbox_available
+from grader.plugins.execute import GradingExecute
+from grader.sandbox.kernel import (
+    SandboxedKernelManager,
+    SandboxRefused,
+    sandbox_available,
+)
 
 ASSIGNMENT = "theory03-en"
 
@@ -24,7 +28,7 @@ def test_kernel_environment_is_an_allowlist():
 def test_grading_refuses_any_folder_but_the_submissions(tmp_path, monkeypatch):
     step = GradingExecute()
     coursedir = SimpleNamespace(root=str(tmp_path), autograded_directory="autograded")
-    monkeypatch.setattr("grader.execute._coursedir", lambda _: coursedir)
+    monkeypatch.setattr("grader.plugins.execute._coursedir", lambda _: coursedir)
     inside = tmp_path / "autograded" / "ana" / ASSIGNMENT
     inside.mkdir(parents=True)
     assert step.submission_folder({"metadata": {"path": str(inside)}}) == str(inside.resolve())
@@ -63,7 +67,7 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
     from corpus.cases import CASES
     from hostile import printed
 
-    from grader import seccomp
+    from grader.sandbox import seccomp
     if not seccomp.covers():
         pytest.skip("the seccomp filter does not know this architecture")
     course = Course(course_folder(), grader, generated=(ASSIGNMENT,))

@@ -4,6 +4,8 @@ A check holds what student code must never see: the reference implementation.
 It redraws the cases of its kernel-side `Probe` (course/probes/) from the same
 seed, so both sides agree on the inputs, and judges the untrusted evidence the
 probe printed. This package is never mounted in a grading sandbox.
+Beside the checks: `verdicts` (a graded cell decided from its evidence); lab 03's
+reference gradcheck is grader/gradcheck.py, typed on its own.
 Unit authors: see docs/hidden-tests.md.
 """
 import base64
@@ -53,7 +55,7 @@ class Check:
     stated: dict = field(default_factory=dict)
     compare: Callable | None = None
     evidence_bytes: Callable | None = None
-    bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/bonus.py)
+    bonus: float = 0  # extra credit when passed, for a test cell worth 0 points (grader/plugins/bonus.py)
     names: tuple | None = None
     mistakes: Callable | None = None
     localized: bool = False  # describe(case, lang): the case told in the student's language

@@ -231,7 +231,7 @@ CHECKS = {
 }
 
 
-# ---- bonus exercises: extra credit, the cells are worth 0 points (see grader/bonus.py) ----
+# ---- bonus exercises: extra credit, the cells are worth 0 points (see grader/plugins/bonus.py) ----
 
 def two_layer_reference(case):
     x, W1, b1, W2, b2, target = (v.double() for v in two_layer_inputs(*case))

@@ -488,7 +488,7 @@ def markdown_links(course, paths):
 
 
 def zipped_notebook():
-    """What an LMS export's student zip becomes (grader/intake.py): the archive's bytes,
+    """What an LMS export's student zip becomes (grader/plugins/intake.py): the archive's bytes,
     as the student's notebook. Its member is never opened."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

@@ -14,7 +14,7 @@ one Dask task per submission, carrying
 
 The worker runs the cells in its own sandbox (bubblewrap, cgroups or rlimits,
 exactly as on this machine) and sends back the outputs. The verdicts are
-decided here (`grader/verdicts.py`), never on the worker: a worker needs the
+decided here (`grader/checks/verdicts.py`), never on the worker: a worker needs the
 course package and bubblewrap, and sees no gradebook, no references of other
 units' answers beyond the installed package, and no other submission.
 """
@@ -29,7 +29,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from grader.archives import member_refusal
+from grader.plugins.archives import member_refusal
 
 # what the worker takes from this machine's configuration: the limits and the sandbox
 CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
@@ -46,7 +46,7 @@ def execute_on_cluster(step, nb, submission, seed, run):
     """What `step` (a GradingExecute) does with `nb`, done on a worker of the
     cluster at `step.scheduler`: the outputs are written into `nb`, and what
     protected the worker is returned. `run` is what a worker runs
-    (grader.execute.execute_submission: passed in, so this module never imports
+    (grader.plugins.execute.execute_submission: passed in, so this module never imports
     the grading step that imports it)."""
     import nbformat
     from distributed import Client
@@ -90,7 +90,7 @@ def turn_without_cgroup(config):
 
 
 def kernels_share_a_limit(config):
-    from grader.sandbox import SandboxedKernelManager
+    from grader.sandbox.kernel import SandboxedKernelManager
 
     manager = SandboxedKernelManager(config=config)
     if not manager.sandbox or os.geteuid() == 0:  # unsandboxed: no limits; root: a uid each
@@ -110,15 +110,15 @@ def worker_uid(settings):
         pwd.getpwuid(uid)
     except KeyError:
         return uid
-    raise RuntimeError(f"user id {uid} is in use on this worker: grader.cluster.WORKER_UID_BASE "
+    raise RuntimeError(f"user id {uid} is in use on this worker: grader.cohort.cluster.WORKER_UID_BASE "
                        "must name unused ones")
 
 
 def pack(folder):
     """The files of one submission's folder, as a tar archive in memory: only the regular
-    files grader/intake.py accepts (no link, FIFO or device; sizes within its cap,
+    files grader/plugins/intake.py accepts (no link, FIFO or device; sizes within its cap,
     counted before a byte is read), each read without following a link."""
-    from grader.intake import open_regular, vet
+    from grader.plugins.intake import open_regular, vet
 
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -146,7 +146,7 @@ def unpack(archive, folder):
 
 def plain_members(tar):
     """The archive's members, each a plain file or folder inside the folder it is
-    extracted to (grader/archives.py); anything else raises UnsafeArchive before
+    extracted to (grader/plugins/archives.py); anything else raises UnsafeArchive before
     anything is written."""
     members = tar.getmembers()
     for member in members:
@@ -189,8 +189,8 @@ def refused_at_once(scheduler):
 
 def threads_of(scheduler):
     """cluster_threads, asked from a process of its own: a Dask client leaves
-    threads behind, and grader/cohort.py forks its grading processes."""
-    result = subprocess.run([sys.executable, "-m", "grader.cluster", scheduler],
+    threads behind, and grader/cohort/grading.py forks its grading processes."""
+    result = subprocess.run([sys.executable, "-m", "grader.cohort.cluster", scheduler],
                             capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SystemExit(result.stderr.strip().splitlines()[-1] if result.stderr.strip()
@@ -200,10 +200,10 @@ def threads_of(scheduler):
 
 def worker_preflight(settings, expected):
     """On a worker: what differs between what a kernel in its sandbox sees and what
-    the instructor's grader (`expected`) has (grader/preflight.py)."""
+    the instructor's grader (`expected`) has (grader/sandbox/preflight.py)."""
     from traitlets.config import Config
 
-    from grader.preflight import findings
+    from grader.sandbox.preflight import findings
 
     return findings(Config(settings), expected)
 
@@ -213,7 +213,7 @@ def preflight_workers(scheduler, settings):
     else one line per difference, naming the worker."""
     from distributed import Client
 
-    from grader.preflight import grader_facts
+    from grader.sandbox.preflight import grader_facts
 
     expected = grader_facts()
     with Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
@@ -225,7 +225,7 @@ def refuse_on_worker_mismatch(scheduler, settings):
     """preflight_workers, asked from a process of its own (see threads_of); SystemExit
     naming every difference."""
     import json
-    result = subprocess.run([sys.executable, "-m", "grader.cluster", "--preflight", scheduler,
+    result = subprocess.run([sys.executable, "-m", "grader.cohort.cluster", "--preflight", scheduler,
                              json.dumps(settings)], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SystemExit("refusing to grade: a Dask worker's kernel would not run the course this "

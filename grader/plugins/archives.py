@@ -1,8 +1,8 @@
 """Which members of a submission's archive may be extracted.
 
 One rule for the archives an LMS export brings to `nbgrader zip_collect`
-(grader/intake.py) and for a Dask worker unpacking its task on a Python without
-tarfile's filters (grader/cluster.py). Standard library only: a worker may run it
+(grader/plugins/intake.py) and for a Dask worker unpacking its task on a Python without
+tarfile's filters (grader/cohort/cluster.py). Standard library only: a worker may run it
 before anything else of the course is imported.
 """
 from pathlib import PurePosixPath

@@ -80,13 +80,15 @@ def stamp_late(root, assignment, students, options=()):
 def main(argv):
     """python -m grader late-flags ASSIGNMENT: after `nbgrader zip_collect ASSIGNMENT`,
     the students Canvas flagged late are stamped late (see stamp_late)."""
+    import argparse
     from pathlib import Path
-    if len(argv) != 1:
-        raise SystemExit("usage: python -m grader late-flags ASSIGNMENT")
+    parser = argparse.ArgumentParser(prog="python -m grader late-flags", description=main.__doc__)
+    parser.add_argument("assignment", help="an assignment filed by `nbgrader zip_collect`")
+    argv = [parser.parse_args(argv).assignment]
     try:
-        from grader.lms_collect import late_students
+        from grader.plugins.lms_collect import late_students
     except ImportError:
-        raise SystemExit("needs grader/lms_collect.py (the LMS collector)") from None
+        raise SystemExit("needs grader/plugins/lms_collect.py (the LMS collector)") from None
     root, assignment = Path.cwd(), argv[0]
     flagged = late_students(root / "downloaded" / assignment / "extracted")
     stamped = stamp_late(root, assignment, flagged)

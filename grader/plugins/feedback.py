@@ -13,6 +13,7 @@ from pathlib import Path
 from nbconvert.exporters import HTMLExporter
 
 from course.i18n import say
+from course.names import known_language
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -20,7 +21,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 def course_chrome(key, nb):
     """The feedback page's word `key` in `nb`'s language."""
     lang = nb.get("metadata", {}).get("course", {}).get("lang", "en")
-    return say(key, lang if lang in ("en", "es") else "en")
+    return say(key, known_language(lang))
 
 
 class FeedbackExporter(HTMLExporter):

@@ -8,9 +8,9 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
-from grader.archives import archive_kind
-from grader.execute import notebook_language
-from grader.intake import Refused, open_regular
+from grader.plugins.archives import archive_kind
+from grader.plugins.execute import notebook_language
+from grader.plugins.intake import Refused, open_regular
 
 
 class LocalizedClearSolutions(ClearSolutions):

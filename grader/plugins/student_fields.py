@@ -1,7 +1,7 @@
-"""What the gradebook may hold about a student: an id (grader/intake.py's rule), names,
+"""What the gradebook may hold about a student: an id (grader/plugins/intake.py's rule), names,
 an email and an LMS user id that no page could take for markup, and no line break.
 
-`guard_gradebook()` (called by grader/nbgrader_setup.py's `configure`, so in every
+`guard_gradebook()` (called by grader/plugins/wiring.py's `configure`, so in every
 nbgrader command and in formgrader) makes nbgrader's `Student` refuse any other value
 the moment it is set, before anything is written: `nbgrader db student import` and
 `nbgrader db student add`, formgrader's Add and Edit, autograde, and the course's own
@@ -14,7 +14,7 @@ import sys
 
 from sqlalchemy import event
 
-from grader.intake import unsafe_id
+from grader.plugins.intake import unsafe_id
 
 UNSAFE_NAME = re.compile(r"[<>&\"`\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
 EMAIL = re.compile(r"[^\s@<>&\"`\\:;,()\[\]]+@[^\s@<>&\"'`\\:;,()\[\]]+")  # o'brien@ is an address
@@ -38,7 +38,7 @@ def unsafe_email(email):
     return None
 
 
-# lms_user_id: the LMS's own number, which grader/export.py writes into the LMS's import file
+# lms_user_id: the LMS's own number, which grader/reports/export.py writes into the LMS's import file
 RULES = {"id": unsafe_id, "first_name": unsafe_name, "last_name": unsafe_name, "email": unsafe_email,
          "lms_user_id": unsafe_name}
 

@@ -2,7 +2,7 @@
 
 `GradingExecute` takes the place of nbgrader's `Execute` in
 `Autograde.autograde_preprocessors`. It executes the submission like Execute,
-in the sandbox (`grader/sandbox.py`), but:
+in the sandbox (`grader/sandbox/kernel.py`), but:
 - the kernel works only on a copy of the submission's own folder;
 - it survives a dying kernel: the cell that killed it gets a reason, a new
   kernel replays the cells before it (their first outputs stand) and grading
@@ -10,7 +10,7 @@ in the sandbox (`grader/sandbox.py`), but:
 - the whole notebook has a wall-clock budget, and output is capped per cell
   and per notebook, counting every kind of output message;
 - it draws a fresh seed for the hidden checks, then decides each graded test
-  cell from the evidence that cell printed (`grader/verdicts.py`).
+  cell from the evidence that cell printed (`grader/checks/verdicts.py`).
 """
 import contextlib
 import copy
@@ -30,17 +30,23 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, Unicode
 
 from course.i18n import say
+from course.names import known_language
 from course.student import EVIDENCE_MIME
 from grader.checks import find_check
-from grader.cluster import execute_on_cluster, turn_without_cgroup, unpack, worker_uid
-from grader.intake import refusal_note, vet
-from grader.sandbox import (
+from grader.checks.verdicts import decide, error_output, is_graded_test
+from grader.cohort.cluster import (
+    execute_on_cluster,
+    turn_without_cgroup,
+    unpack,
+    worker_uid,
+)
+from grader.plugins.intake import refusal_note, vet
+from grader.sandbox.kernel import (
     REMOTE_PREFIX,
     SandboxedKernelManager,
     SandboxMissing,
     SandboxRefused,
 )
-from grader.verdicts import decide, error_output, is_graded_test
 
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",
                    "comm_open", "comm_msg"}
@@ -71,7 +77,7 @@ class GradingExecute(Execute):
     ).tag(config=True)
     scheduler = Unicode(
         "", help="A Dask scheduler's address (tcp://host:8786): run each submission's kernels "
-                 "on that cluster's workers (grader/cluster.py). Empty: on this machine."
+                 "on that cluster's workers (grader/cohort/cluster.py). Empty: on this machine."
     ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
@@ -142,7 +148,7 @@ class GradingExecute(Execute):
         elif not unreadable:
             defences = self.execute(nb, resources, submission, seed) or defences
         refused = refused_files(self, resources)
-        if refused:  # what nbgrader's copy skipped (grader/intake.py), and why
+        if refused:  # what nbgrader's copy skipped (grader/plugins/intake.py), and why
             nb.cells.insert(0, new_markdown_cell(refusal_note(refused, lang)))
         missing = nb.metadata.get("course", {}).get("missing_cells", [])
         if missing:
@@ -306,7 +312,7 @@ def execute_submission(notebook, files, seed, settings):
 
 
 def refused_files(configurable, resources):
-    """What grader/intake.py refused of this submission's folder under submitted/."""
+    """What grader/plugins/intake.py refused of this submission's folder under submitted/."""
     info = (resources or {}).get("nbgrader", {})
     if "student" not in info or "assignment" not in info:
         return []
@@ -316,8 +322,7 @@ def refused_files(configurable, resources):
 
 
 def notebook_language(nb):
-    lang = nb.metadata.get("course", {}).get("lang", "en")
-    return lang if lang in ("en", "es") else "en"
+    return known_language(nb.metadata.get("course", {}).get("lang"))
 
 
 def _coursedir(configurable):

@@ -38,7 +38,7 @@ What parallel grading adds, and how it is handled:
 - One run per assignment at a time (a lock in the course folder): two runs
   would grade, and write, the same submissions.
 
-At the end it writes the cohort report (`grader/report.py`): the CSV, and the
+At the end it writes the cohort report (`grader/reports/report.py`): the CSV, and the
 HTML page in the instructor's language (`--lang en|es`). Several assignments are
 graded one after the other, each as above, in one run (one start, one preflight).
 """
@@ -56,10 +56,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course.names import LANGUAGES
 from grader.config import load_config
-from grader.inert import for_terminal
-from grader.intake import unsafe_id
-from grader.logs import LOGS, log_name
+from grader.plugins.inert import for_terminal
+from grader.plugins.intake import unsafe_id
+from grader.reports.logs import LOGS, log_name
+from grader.reports.report import write_report
 
 DB_TIMEOUT = 600  # seconds a process waits for the gradebook's lock
 # a submission whose process met a database fault (SQLite locked, PostgreSQL down or
@@ -72,7 +74,7 @@ DB_PATIENCE = 120.0
 # what a grading process's log says when the gradebook's database failed it: the
 # exception line a traceback ends with (Python's own, or nbgrader's). nbgrader logs a
 # traceback as one ERROR record,
-# which the terminal filter (grader/inert.py) flattens to one line; only such records
+# which the terminal filter (grader/plugins/inert.py) flattens to one line; only such records
 # are read, and only a name that follows white space and precedes a colon, so that no
 # text a log line merely quotes, a student id for one, is taken for a database fault
 TRACEBACK_RECORD = re.compile(r"^(?:\[\w+ \| ERROR\] )?Traceback \(most recent call last\):.*?(?=^\[\w+ \||\Z)",
@@ -123,7 +125,7 @@ def students(root, assignment):
 
 def plan(root, workers, options):
     """Decide how kernels graded at the same moment are kept apart (see the module's docstring)."""
-    from grader.sandbox import SandboxedKernelManager
+    from grader.sandbox.kernel import SandboxedKernelManager
 
     if workers <= 1:
         return Plan(1)
@@ -137,7 +139,7 @@ def plan(root, workers, options):
         uids = [SLOT_UID_BASE + slot for slot in range(workers)]
         if any(_uid_in_use(uid) for uid in uids):
             raise SystemExit(f"user ids {uids[0]}..{uids[-1]} are in use on this machine; "
-                             "grader.cohort.SLOT_UID_BASE must name unused ones")
+                             "grader.cohort.grading.SLOT_UID_BASE must name unused ones")
         return Plan(workers, [[f"--SandboxedKernelManager.uid={uid}"] for uid in uids],
                     note=f"no cgroup ({why}): each worker's kernels run as a user of their own")
     return Plan(1, note=f"no cgroup ({why}) and not root: concurrent kernels would share one "
@@ -252,7 +254,7 @@ def warm_up(scheduler=None):
     import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
 
-    import grader.nbgrader_setup  # noqa: F401  (what nbgrader_config.py imports)
+    import grader.plugins.wiring  # noqa: F401  (what nbgrader_config.py imports)
     if scheduler:
         import distributed  # noqa: F401  (each process sends its submission through a client)
 
@@ -305,13 +307,13 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     options = list(options) + (["--force"] if force else [])
     held = lock(root, assignment)
     cohort = students(root, assignment)
-    # ids a page or a terminal would take for markup or a new line are not graded (grader/intake.py)
+    # ids a page or a terminal would take for markup or a new line are not graded (grader/plugins/intake.py)
     refused = [Outcome(student, False, f"student id {student!r} refused: {unsafe_id(student)}; "
                                        "rename its folder under submitted/ to a plain id")
                for student in cohort if unsafe_id(student)]
     cohort = [student for student in cohort if not unsafe_id(student)]
     if scheduler:
-        from grader.cluster import threads_of
+        from grader.cohort.cluster import threads_of
         wanted = workers or threads_of(scheduler)
         options.append(f"--GradingExecute.scheduler={scheduler}")
         how = Plan(min(wanted, max(1, len(cohort))),
@@ -391,22 +393,6 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     return sorted(outcomes, key=lambda o: o.student)
 
 
-def write_report(root, assignment, lang, options):
-    """The cohort report; a database that fails while it is read is said plainly
-    (grading is over: what was graded stays graded; `python -m grader report` again)."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
-
-    from grader.report import write, write_html
-    try:
-        write(root, assignment, options)  # options: a db_url given on the command line
-        write_html(root, assignment, lang, options)
-    except (OperationalError, DBAPIError) as error:
-        first = str(error.orig if getattr(error, "orig", None) else error).splitlines()[0]
-        print(for_terminal(f"\nno report: the gradebook's database could not be read ({first}); "
-                           f"when it is back, `python -m grader report {assignment}` writes it"),
-              file=sys.stderr)
-
-
 UNREACHABLE = "the gradebook's database could not be reached"
 
 
@@ -484,21 +470,21 @@ def interrupted_message(root, assignment, cohort, outcomes, force):
 
 def preflight(root, options, scheduler=None):
     """Once, before anything is graded: kernels here, or on every worker of the cluster,
-    run the course this grader judges with (grader/preflight.py); SystemExit if not.
+    run the course this grader judges with (grader/sandbox/preflight.py); SystemExit if not.
     Asked from processes of their own: the grading processes are forked from this one.
     Not asked again in this process for the same course, options and grader (the next
     assignment of one run, the demo's second language)."""
-    from grader.preflight import stamp
+    from grader.sandbox.preflight import stamp
     asked = (str(root), tuple(options), scheduler, stamp())
     if asked in PREFLIGHTED:
         return
     if scheduler:
         config = load_config(root, options)
-        from grader.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
+        from grader.cohort.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
         refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
                                               if name in config})
     else:
-        from grader.preflight import refuse_on_mismatch_apart
+        from grader.sandbox.preflight import refuse_on_mismatch_apart
         refuse_on_mismatch_apart(root, options)
     PREFLIGHTED.add(asked)
 
@@ -554,7 +540,7 @@ def main(argv):
                         help="submissions graded at once (default: the machine's cores)")
     parser.add_argument("--force", action="store_true",
                         help="grade again submissions already graded (nbgrader's --force)")
-    parser.add_argument("--lang", choices=("en", "es"), default=None,
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="the HTML report's language (default: the assignment's)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--db-patience", type=float, default=DB_PATIENCE, metavar="SECONDS",

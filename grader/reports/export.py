@@ -11,7 +11,7 @@ the higher score), read from the gradebook the course's configuration names:
 
 - score: nbgrader's, manual grades and extra credit included;
 - late penalty: what the configured late-submission plugin
-  (`AssignLatePenalties.plugin_class`, grader/late.py) takes from that score,
+  (`AssignLatePenalties.plugin_class`, grader/plugins/late.py) takes from that score,
   for the seconds the submission was late (due date and extensions in the
   gradebook, the submission's timestamp);
 - the maximum: the assignment's (auto + manual points). Extra credit can make
@@ -38,11 +38,10 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
+from course.names import unit_and_language
 from grader.config import gradebook, load_config
-from grader.inert import for_spreadsheet, for_terminal
-from grader.late import penalty
-
-LANGUAGES = ("en", "es")
+from grader.plugins.inert import for_spreadsheet, for_terminal
+from grader.plugins.late import penalty
 
 
 @dataclass
@@ -58,13 +57,13 @@ class UnitGrade:
     note: str = ""
 
 
-def units(root):
+def released_units(root):
     """{unit: [its assignments]} from release/ (`UNIT-LANG` folders)."""
     found = {}
     for folder in sorted((Path(root) / "release").iterdir()):
-        unit, _, lang = folder.name.rpartition("-")
-        if folder.is_dir() and unit and lang in LANGUAGES:
-            found.setdefault(unit, []).append(folder.name)
+        split = unit_and_language(folder.name)
+        if folder.is_dir() and split:
+            found.setdefault(split[0], []).append(folder.name)
     return found
 
 
@@ -78,7 +77,7 @@ def unit_grades(root, options=(), capped=True):
     maxima, grades, problems = {}, {}, []
     with gradebook(root, options) as gb:
         people = {s.id: s for s in gb.students}
-        for unit, assignments in units(root).items():
+        for unit, assignments in released_units(root).items():
             known = {a: gb.find_assignment(a) for a in assignments if _exists(gb, a)}
             if not known:
                 continue

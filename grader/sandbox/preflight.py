@@ -7,7 +7,7 @@ checkout's install gave every submission 0 ("No module named 'minigrad'" in a ce
 sees with what the grader has: the Python version, the features grading relies on
 (tarfile's `filter=`), the course packages (by the hash of their files) and the
 libraries student code uses (by version). On a Dask cluster every worker does the same
-(grader/cluster.py). A difference refuses to start, naming it.
+(grader/cohort/cluster.py). A difference refuses to start, naming it.
 """
 import json
 import os
@@ -57,7 +57,7 @@ def kernel_facts(config):
     """What a kernel started in this machine's sandbox, with `config`, sees."""
     from nbclient import NotebookClient
 
-    from grader.sandbox import SandboxedKernelManager
+    from grader.sandbox.kernel import SandboxedKernelManager
 
     folder = tempfile.mkdtemp(prefix="course-preflight-")
     try:
@@ -91,7 +91,7 @@ def differences(expected, found, where):
 def check(config, expected=None):
     """[] when a sandboxed kernel here sees what `expected` (default: this grader) has;
     else one line per difference."""
-    from grader.sandbox import SandboxedKernelManager, sandbox_available
+    from grader.sandbox.kernel import SandboxedKernelManager, sandbox_available
 
     expected = expected or grader_facts()
     manager = SandboxedKernelManager(config=config)
@@ -128,10 +128,10 @@ def refuse_on_mismatch(config, log=None):
 def before_grading(**_):
     """nbgrader's pre-convert hook (after `announce_defences`): a sandboxed kernel of this
     machine runs the course the grader judges with (a cluster's workers are checked by
-    grader/cluster.py)."""
+    grader/cohort/cluster.py)."""
     from traitlets.config import Application
 
-    from grader.sandbox import SandboxedKernelManager
+    from grader.sandbox.kernel import SandboxedKernelManager
     app = Application.instance()
     sandboxed = SandboxedKernelManager(config=app.config).sandbox
     if sandboxed and not app.config.get("GradingExecute", {}).get("scheduler"):
@@ -154,7 +154,7 @@ def refuse_on_mismatch_apart(root, options):
     started from this one afterwards skip the check."""
     import subprocess
     import sys
-    result = subprocess.run([sys.executable, "-m", "grader.preflight", str(root), *options], cwd=root,
+    result = subprocess.run([sys.executable, "-m", "grader.sandbox.preflight", str(root), *options], cwd=root,
                             capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SystemExit(result.stderr.strip() or result.stdout.strip() or "preflight failed")

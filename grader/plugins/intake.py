@@ -11,7 +11,7 @@ refused where submissions come in.
 Used by nbgrader's autograde (a pre-convert hook, before nbgrader copies the
 submission into autograded/), the course's notebook reader, `nbgrader collect`
 (`SafeCollect`), `nbgrader zip_collect` (`SafeExtractor`, `SafeCollector`) and the
-Dask task's archive (grader/cluster.py).
+Dask task's archive (grader/cohort/cluster.py).
 """
 import os
 import re
@@ -24,8 +24,8 @@ from nbgrader.plugins.zipcollect import ExtractorPlugin
 from nbgrader.utils import unzip
 
 from course.i18n import say
-from grader.archives import ARCHIVE_SUFFIXES, member_refusal
-from grader.lms_collect import LmsCollector
+from grader.plugins.archives import ARCHIVE_SUFFIXES, member_refusal
+from grader.plugins.lms_collect import LmsCollector
 
 MAX_SUBMISSION_BYTES = 100 * 1024 ** 2  # one submission's files, its notebooks included
 # characters that make an id markup (formgrader renders ids into its pages) or break a line
@@ -223,7 +223,7 @@ class SafeExtractor(ExtractorPlugin):
     the folder (the LMS's exports, put there by the instructor) are opened: an archive inside
     one, or in a folder beside them, is a student's upload. It is never opened, and is taken
     in as `NAME.ipynb` (`work.zip.ipynb`), so that zip_collect can file it as the student's
-    notebook (grader/lms_collect.py) and grading gives the reason (grader/nbgrader_ext.py)."""
+    notebook (grader/plugins/lms_collect.py) and grading gives the reason (grader/plugins/preprocessors.py)."""
 
     def extract(self, archive_path, extracted_path):
         top = os.path.abspath(archive_path)
@@ -259,7 +259,7 @@ class SafeExtractor(ExtractorPlugin):
 
 
 class SafeCollector(LmsCollector):
-    """The LMS exports' file-name collector (grader/lms_collect.py), skipping (with a
+    """The LMS exports' file-name collector (grader/plugins/lms_collect.py), skipping (with a
     warning) files whose student id `unsafe_id` refuses."""
 
     def collect(self, submission_file):

@@ -1,7 +1,7 @@
 """Start every autograding kernel inside a bubblewrap sandbox, with limits.
 
 nbgrader starts kernels through nbclient, which asks a jupyter_client
-KernelManager; `nbgrader_setup.configure` names this one. Inside the sandbox
+KernelManager; `grader.plugins.wiring` names this one. Inside the sandbox
 the kernel sees, read-only, the system (/usr, /lib, /etc), the Python
 installation and virtual environment, and only the course code student code
 needs at run time (`course`, `minigrad`). Its working directory, /submission,
@@ -14,7 +14,7 @@ other submissions or the instructor's home. Its environment is an allowlist.
 
 Limits: memory (a per-kernel cgroup, counting heap, tmpfs and memfd, where one
 can be made; an address-space rlimit in any case, and without a cgroup memfd and
-System V shared memory are refused: grader/seccomp.py), processes (the cgroup's own
+System V shared memory are refused: grader/sandbox/seccomp.py), processes (the cgroup's own
 count; else an rlimit), CPU time and file size (rlimits). Run as root, the
 kernel drops to the unprivileged user `nobody`; run as an ordinary user,
 bubblewrap puts it in a user namespace of its own.
@@ -33,8 +33,8 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
 from course.student import SEED_VARIABLE
-from grader import seccomp
-from grader.cgroups import PREFIX, KernelGroup, maker_is_gone
+from grader.sandbox import seccomp
+from grader.sandbox.cgroups import PREFIX, KernelGroup, maker_is_gone
 
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
 KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
@@ -275,7 +275,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
 
 _swept = False
-REMOTE_PREFIX = "course-remote-"  # a Dask worker's copy of a submission (grader/execute.py)
+REMOTE_PREFIX = "course-remote-"  # a Dask worker's copy of a submission (grader/plugins/execute.py)
 
 
 def remove_leftovers_once(cgroup_parent):
@@ -311,7 +311,7 @@ def remove_leftovers(cgroup_parent, tmp=None):
 def describe_defences(sandbox, group, why_no_group, uid=65534):
     if not sandbox:
         return "unsandboxed"
-    user = "nobody" if uid == 65534 else f"user id {uid}"  # grader/cohort.py: one per worker
+    user = "nobody" if uid == 65534 else f"user id {uid}"  # grader/cohort/grading.py: one per worker
     words = ["bubblewrap", f"as {user}" if os.geteuid() == 0 else "in a user namespace"]
     if group is not None:
         words.append(f"cgroup v{group.version} for memory and processes")

@@ -9,7 +9,7 @@ runs script with the instructor's rights (their Jupyter server: files, terminals
 kernels); the grading page writes the student's id, first and last name the same way
 from the gradebook.
 
-`guard_formgrader()` is called by grader/nbgrader_setup.py's `configure`, which
+`guard_formgrader()` is called by grader/plugins/wiring.py's `configure`, which
 formgrader runs when it loads the course's nbgrader_config.py, before it builds its
 pages: the page environment then escapes every value, and the grading page gets its
 names escaped (`EscapeNames`) and renders the notebook through autograde's own `MakeInert`
@@ -22,7 +22,7 @@ import sys
 
 from nbconvert.preprocessors import Preprocessor
 
-from grader.inert import MakeInert
+from grader.plugins.inert import MakeInert
 
 FORMGRADER = "nbgrader.server_extensions.formgrader.formgrader"
 # what the grading page (nbgrader's `formgrade` template) writes into HTML from its resources

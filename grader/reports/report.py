@@ -1,6 +1,6 @@
 """The per-cohort report: every submission, every graded cell, a score and a reason.
 
-    python -m grader report ASSIGNMENT [--lang en|es]   # after `nbgrader autograde ASSIGNMENT`
+    python -m grader report ASSIGNMENT [--lang en|es] [nbgrader options]   # after grading
 
 Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
 ran under, and for each graded cell a score column and a reason column) and
@@ -9,7 +9,7 @@ language (default: the assignment's): the mean score out of one maximum (auto +
 manual points, as nbgrader counts them; extra credit shown apart, and the plot
 going past the maximum when it does), per question the pass rate (for a bonus
 cell: who earned its credit) and the most common failure reasons, similarity
-hints between students' answers (grader/similarity.py), and per student the
+hints between students' answers (grader/reports/similarity.py), and per student the
 score, the extra credit and, when not graded, the log to read. Every text field is cleaned of control characters and
 spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
 totals stay in `nbgrader export`.
@@ -20,6 +20,7 @@ import html
 import io
 import math
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -27,9 +28,10 @@ import nbformat
 from nbgrader.api import MissingEntry
 
 from course.i18n import say
+from course.names import LANGUAGES
 from grader.config import gradebook
-from grader.inert import for_spreadsheet, for_terminal
-from grader.logs import LOGS, log_name
+from grader.plugins.inert import for_spreadsheet, for_terminal
+from grader.reports.logs import LOGS, log_name
 
 
 def graded_ids(nb):
@@ -205,8 +207,8 @@ STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
 
 def similar_answers(root, assignment):
     """{answer cell's grade_id: [(students, ratio)]}: alike answers across the
-    submissions (grader/similarity.py: hints, never verdicts)."""
-    from grader.similarity import answers_of, groups
+    submissions (grader/reports/similarity.py: hints, never verdicts)."""
+    from grader.reports.similarity import answers_of, groups
     root = Path(root)
     release = next((root / "release" / assignment).glob("*.ipynb"))
     stubs = {c.metadata["nbgrader"]["grade_id"]: c.source
@@ -229,7 +231,7 @@ def write_html(root, assignment, lang=None, options=()):
     is escaped."""
     ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment)
-    if lang not in ("en", "es"):
+    if lang not in LANGUAGES:
         release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
         lang = nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
     e = html.escape
@@ -284,3 +286,31 @@ def write_html(root, assignment, lang=None, options=()):
     path.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {path}")
     return path
+
+
+def write_report(root, assignment, lang, options):
+    """The cohort report; a database that fails while it is read is said plainly
+    (grading is over: what was graded stays graded; `python -m grader report` again)."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    try:
+        write(root, assignment, options)  # options: a db_url given on the command line
+        write_html(root, assignment, lang, options)
+    except (OperationalError, DBAPIError) as error:
+        first = str(error.orig if getattr(error, "orig", None) else error).splitlines()[0]
+        print(for_terminal(f"\nno report: the gradebook's database could not be read ({first}); "
+                           f"when it is back, `python -m grader report {assignment}` writes it"),
+              file=sys.stderr)
+
+
+def main(argv):
+    """`python -m grader report`: the report of an assignment already graded."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m grader report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("assignment")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="the HTML report's language (default: the assignment's)")
+    arguments, options = parser.parse_known_args(argv)  # nbgrader's options, as `grade` takes them
+    write_report(Path.cwd(), arguments.assignment, arguments.lang, options)
+    return 0

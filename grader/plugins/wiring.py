@@ -20,22 +20,22 @@ from nbgrader.preprocessors import (
     SaveCells,
 )
 
-from grader.bonus import SaveBonus
-from grader.execute import GradingExecute
-from grader.feedback import configure_feedback
-from grader.formgrader import guard_formgrader
-from grader.inert import MakeInert, TerminalSafe
-from grader.intake import vet_before_copy
-from grader.late import PercentPerDay
-from grader.nbgrader_ext import (
+from grader.plugins.bonus import SaveBonus
+from grader.plugins.execute import GradingExecute
+from grader.plugins.feedback import configure_feedback
+from grader.plugins.formgrader import guard_formgrader
+from grader.plugins.inert import MakeInert, TerminalSafe
+from grader.plugins.intake import vet_before_copy
+from grader.plugins.late import PercentPerDay
+from grader.plugins.preprocessors import (
     HideHiddenTests,
     LocalizedClearSolutions,
     RepairMetadata,
     TolerantNotebookExporter,
 )
-from grader.preflight import before_grading
-from grader.sandbox import announce_defences
-from grader.student_fields import guard_gradebook
+from grader.plugins.student_fields import guard_gradebook
+from grader.sandbox.kernel import announce_defences
+from grader.sandbox.preflight import before_grading
 
 
 def configure(c):
@@ -65,13 +65,13 @@ def configure(c):
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     configure_feedback(c)  # its headings and links in the student's language
     c.Autograde.pre_convert_hook = before_each_submission
-    # `nbgrader collect` takes in only regular files, for safe student ids (grader/intake.py)
-    c.ExchangeFactory.collect = "grader.intake.SafeCollect"
+    # `nbgrader collect` takes in only regular files, for safe student ids (grader/plugins/intake.py)
+    c.ExchangeFactory.collect = "grader.plugins.intake.SafeCollect"
     # `nbgrader zip_collect ASSIGNMENT`: the same for an LMS export, whose file names
-    # (Moodle's and Canvas's, grader/lms_collect.py) are read back
-    c.ZipCollectApp.extractor_plugin = "grader.intake.SafeExtractor"
-    c.ZipCollectApp.collector_plugin = "grader.intake.SafeCollector"
-    # late penalties (grader/late.py): 10% of the score per started day past the due date
+    # (Moodle's and Canvas's, grader/plugins/lms_collect.py) are read back
+    c.ZipCollectApp.extractor_plugin = "grader.plugins.intake.SafeExtractor"
+    c.ZipCollectApp.collector_plugin = "grader.plugins.intake.SafeCollector"
+    # late penalties (grader/plugins/late.py): 10% of the score per started day past the due date
     # set in the gradebook (`nbgrader db assignment add A --duedate=...`); 0 disables them
     c.AssignLatePenalties.plugin_class = PercentPerDay
     c.PercentPerDay.percent_per_day = 10.0
@@ -90,8 +90,8 @@ def configure(c):
 
 def before_each_submission(**hook):
     """nbgrader's pre-convert hook: the defences (once), a kernel running the course the
-    grader judges with (once, grader/preflight.py), then the submission vetted before
-    nbgrader copies it (grader/intake.py)."""
+    grader judges with (once, grader/sandbox/preflight.py), then the submission vetted before
+    nbgrader copies it (grader/plugins/intake.py)."""
     announce_defences(**hook)
     before_grading(**hook)
     vet_before_copy(**hook)

@@ -13,7 +13,7 @@ assignment back from those names:
   `-1` is how Canvas renames a re-upload of a file with the same name.
 
 `LmsCollector` is the collector plugin of `nbgrader zip_collect` (set in
-grader/nbgrader_setup.py): each submission goes to
+grader/plugins/wiring.py): each submission goes to
 `submitted/<student>/<assignment>/<the release notebook's name>`. When an export
 holds several uploads of one student, the newest is collected (the highest Canvas
 file number, else the highest re-upload suffix) and the others are skipped. A file
@@ -24,10 +24,10 @@ Moodle's nor Canvas's is read by nbgrader's own rule (another LMS's export).
 An archive a student uploaded (`work.zip`) is kept as it is by both LMSs, inside
 their export, and it is not opened: only the archives the instructor puts in
 zip_collect's `archive` folder (the LMS's export) are. The extractor takes a
-student's archive in as `work.zip.ipynb` (grader/intake.py). When the student
+student's archive in as `work.zip.ipynb` (grader/plugins/intake.py). When the student
 uploaded no notebook for the assignment, their newest archive is collected as
 their notebook, with a warning, so that grading gives them 0 and the reason in
-their language (grader/nbgrader_ext.py); otherwise it is skipped. The late flag
+their language (grader/plugins/preprocessors.py); otherwise it is skipped. The late flag
 cannot travel through zip_collect (it has only a timestamp, and the LMS export has
 none): `parse(...).late` and `late_students` give it to whoever applies penalties.
 """
@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from nbgrader.plugins import FileNameCollectorPlugin
 
-from grader.archives import ARCHIVE_SUFFIXES
+from grader.plugins.archives import ARCHIVE_SUFFIXES
 
 MOODLE = re.compile(r"^(?P<name>.+?)_(?P<student>\d+)_assignsubmission_file_(?P<file>.*)$")
 CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<student>\d+)_(?P<upload>\d+)_(?P<file>.+)$")

@@ -1,0 +1,11 @@
+"""The course inside stock nbgrader: its preprocessors, plugins and settings.
+
+`wiring` (the one place that names each class and setting for nbgrader_config.py),
+`execute` (runs a submission in the sandbox and decides its graded cells), `inert` (what
+student code produced is shown as text), `bonus` (extra credit), `preprocessors` (small
+preprocessors: archives handed in, the grading seed...), `late` (late penalties), `intake`
+and `archives` (what of a submission is taken in), `lms_collect` (submissions from an LMS
+export), `student_fields` (what the gradebook may hold about a student), `formgrader`
+(formgrader shows names as text), `feedback` (feedback's chrome in the student's language,
+with `templates/`).
+"""
