@@ -1,7 +1,7 @@
 """What makes grading faster changes no verdict.
 
 A small lab 03 cohort (honest work; a loose gradcheck, annotated with `object`,
-that always says True: mypy --strict refuses it and the hidden check catches it;
+that says True to anything: mypy --strict refuses it and the hidden check catches it;
 nothing answered) is graded twice, in two course copies: serially by stock
 `nbgrader autograde` with each kernel asked to shut down (as it was graded
 before kernels were killed once their last output was in), and by `python -m
@@ -19,7 +19,7 @@ from grader.sandbox.kernel import sandbox_available
 ASSIGNMENT = "lab03-en"
 LOOSE = '''def gradcheck(f: object, inputs: object, *, eps: object = 1e-5, atol: object = 1e-4,
               rtol: object = 1e-3) -> object:
-    return True
+    return f(*inputs).data is not None
 '''
 UNTYPED = "def gradcheck(f, inputs, eps=1e-5, atol=1e-4, rtol=1e-3):\n    return True\n"
 

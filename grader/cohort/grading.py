@@ -45,6 +45,7 @@ graded one after the other, each as above, in one run (one start, one preflight)
 import ctypes
 import fcntl
 import glob
+import importlib
 import os
 import pwd
 import re
@@ -56,7 +57,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.names import LANGUAGES
+from course.names import LANGUAGES, UNITS, unit_and_language
 from grader.config import load_config
 from grader.plugins.inert import for_terminal
 from grader.plugins.intake import unsafe_id
@@ -249,12 +250,17 @@ def lock(root, assignment):
     return held
 
 
-def warm_up(scheduler=None):
-    """Import, once, what every grading process needs (the children inherit it)."""
+def warm_up(scheduler=None, assignment=""):
+    """Import, once, what every grading process needs (the children inherit it): nbgrader,
+    and the checks of the assignment's unit with what they import (lab 01's: torch, seconds
+    a process)."""
     import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
 
     import grader.plugins.wiring  # noqa: F401  (what nbgrader_config.py imports)
+    unit = (unit_and_language(assignment) or ("",))[0]
+    if unit in UNITS:
+        importlib.import_module(f"grader.checks.{unit}")
     if scheduler:
         import distributed  # noqa: F401  (each process sends its submission through a client)
 
@@ -330,7 +336,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     base = options + database_options(root, options)
     logs = Path(root) / LOGS / assignment
     logs.mkdir(parents=True, exist_ok=True)
-    warm_up(scheduler)
+    warm_up(scheduler, assignment)
     bar = _bar(len(cohort), progress)
     queue = [(student, 1) for student in cohort]
     running = {}  # slot -> (process, student, attempt, started, log path)
