@@ -9,8 +9,9 @@ seconds per step, and the peak memory (MiB) of this grading process and of its
 kernel (its cgroup's peak; without one, the largest process waited for). The steps:
 
 - process start and imports: from `--spawned-at` (a CLOCK_MONOTONIC reading taken
-  by whoever started this process) to nbgrader and the grader imported; `python
-  -m grader grade` pays it once per run (it forks its grading processes);
+  by whoever started this process) to nbgrader, the grader and the unit's checks
+  imported; `python -m grader grade` pays it once per run (it forks its grading
+  processes from a process that has imported them);
 - preflight: a kernel checks the course it runs (once per run, not per submission);
 - nbgrader: the app's start, the gradebook's submission record, copying and
   reading the notebook, the sanitizing preprocessors (what is left of the total);
@@ -140,6 +141,8 @@ def main():
     import nbgrader.apps.nbgraderapp  # noqa: F401 (timed with the imports)
 
     import grader.plugins.wiring  # noqa: F401
+    from grader.cohort.grading import warm_up
+    warm_up(None, arguments.assignment)  # what `grader grade` imports before it forks
     from grader.config import load_config
     from grader.sandbox.preflight import refuse_on_mismatch
     imported = time.monotonic()
