@@ -27,7 +27,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, Unicode, default
+from traitlets import Integer, Unicode
 
 from course.i18n import say
 from course.names import known_language
@@ -83,12 +83,6 @@ class GradingExecute(Execute):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         super().__init__(*args, **kwargs)
-
-    @default("shutdown_kernel")
-    def _kill_when_done(self):
-        # once the last cell's output is in, the kernel goes with its sandbox: asking it
-        # to shut down first only waited (about 3 s a submission) for the same end
-        return "immediate"
 
     # ---- budgets: output and time ----
 
