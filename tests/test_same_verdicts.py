@@ -3,10 +3,10 @@
 A small lab 03 cohort (honest work; a loose gradcheck, annotated with `object`,
 that says True to anything: mypy --strict refuses it and the hidden check catches it;
 nothing answered) is graded twice, in two course copies: serially by stock
-`nbgrader autograde` with each kernel asked to shut down (as it was graded
-before kernels were killed once their last output was in), and by `python -m
-grader grade`. Every score and every reason (its drawn numbers blanked) must be
-the same. mypy's cache (course/strict.py) gives mypy's own words, cached or not.
+`nbgrader autograde`, and by `python -m grader grade` (whose grading processes
+are forked from one that imported the unit's checks). Every score and every
+reason (its drawn numbers blanked) must be the same. mypy's cache
+(course/strict.py) gives mypy's own words, cached or not.
 """
 import subprocess
 
@@ -41,25 +41,24 @@ def results(course):
 
 
 @pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is not installed")
-def test_faster_grading_gives_the_verdicts_of_before(grader):
-    before, now = (Course(course_folder(), grader, generated=(ASSIGNMENT,)) for _ in range(2))
+def test_the_command_gives_what_serial_nbgrader_gives(grader):
+    serial, now = (Course(course_folder(), grader, generated=(ASSIGNMENT,)) for _ in range(2))
     try:
-        for course in (before, now):
+        for course in (serial, now):
             for name, nb in cohort(course).items():
                 course.submit(name, ASSIGNMENT, nb)
-        done = before.nbgrader("autograde", ASSIGNMENT, "--GradingExecute.shutdown_kernel=graceful",
-                               check=False)
+        done = serial.nbgrader("autograde", ASSIGNMENT, check=False)
         assert done.returncode == 0, done.stderr[-3000:]
         done = now.grade(ASSIGNMENT)
         assert done.returncode == 0, done.stderr[-3000:]
-        expected, got = results(before), results(now)
+        expected, got = results(serial), results(now)
         assert got == expected
         assert expected["honest"]["lab03-annotations"][0] == 1
         assert expected["loose"]["lab03-annotations"][0] == 0  # mypy --strict refused it
         assert expected["loose"]["lab03-gradcheck"][0] == 0
         assert all(score == 0 for score, _ in expected["unanswered"].values())
     finally:
-        for course in (before, now):
+        for course in (serial, now):
             subprocess.run(["rm", "-rf", str(course.root)], check=False)
 
 
