@@ -43,7 +43,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course.names import UNITS
-from grader.cohort.grading import environment
+from grader.cohort.forking import environment
 
 MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'

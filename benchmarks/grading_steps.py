@@ -141,7 +141,7 @@ def main():
     import nbgrader.apps.nbgraderapp  # noqa: F401 (timed with the imports)
 
     import grader.plugins.wiring  # noqa: F401
-    from grader.cohort.grading import warm_up
+    from grader.cohort.forking import warm_up
     warm_up(None, arguments.assignment)  # what `grader grade` imports before it forks
     from grader.config import load_config
     from grader.sandbox.preflight import refuse_on_mismatch

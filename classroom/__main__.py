@@ -19,19 +19,12 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import sys
 from pathlib import Path
 
 from classroom import accounts, course, hub, roster
 from classroom.auth import hashed
 from course.names import LANGUAGES
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def save(state_folder, state):
@@ -62,8 +55,8 @@ def start(arguments):
     state_folder.chmod(0o700)
     exchange = Path(arguments.exchange).resolve()
     units = arguments.units.split(",") if arguments.units else None
-    state = {"ip": arguments.ip, "port": arguments.port or free_port(), "hub_port": free_port(),
-             "proxy_api_port": free_port(), "proxy": proxy, "python": sys.executable,
+    state = {"ip": arguments.ip, "port": arguments.port or hub.free_port(), "hub_port": hub.free_port(),
+             "proxy_api_port": hub.free_port(), "proxy": proxy, "python": sys.executable,
              "exchange": str(exchange), "exchange_made": not exchange.exists(),
              "people": [{"login": p.login, "language": p.language, "role": p.role} for p in people],
              "made_users": [], "hub_pid": None,

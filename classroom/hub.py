@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,13 @@ from pathlib import Path
 
 STATE_FILE = "classroom.json"
 PROXY = "configurable-http-proxy"
+
+
+def free_port():
+    """A loopback TCP port nobody listens on at this moment (the server takes it just after)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def configure(c, state_folder):

@@ -2,7 +2,7 @@
 
 
 MESSAGES = {
-    # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict (h20) ----
+    # ---- lab 03: the hidden tests of the gradcheck, the battery and mypy --strict ----
     "lab03_case": {
         "en": "gradcheck on an expression drawn at grading time, inputs ({point}),"
               " eps={eps}, atol={atol}, rtol={rtol}{extra}",
@@ -58,7 +58,7 @@ MESSAGES = {
         "en": "the inputs' .data changed from {before} to {after}: restore each input after perturbing it",
         "es": "el .data de las entradas pasó de {before} a {after}: restaura cada entrada tras perturbarla",
     },
-    # ---- lab 03: the bug hunt (course/bughunt.py; visible test, hidden checks) (h20) ----
+    # ---- lab 03: the bug hunt (course/bughunt.py; visible test, hidden checks) ----
     "lab03_hunt_case": {
         "en": "hunt(Value) on an engine drawn at grading time",
         "es": "hunt(Value) con un motor sorteado al corregir",
@@ -605,7 +605,7 @@ MESSAGES = {
         "en": "over the size cap of a submission ({mib} MiB in all)",
         "es": "supera el tamaño máximo de una entrega ({mib} MiB en total)",
     },
-    # --- an archive handed in instead of the notebook (grader/plugins/preprocessors.py, issue 18) ---
+    # --- an archive handed in instead of the notebook (grader/plugins/preprocessors.py) ---
     "archive_not_opened": {
         "en": "you handed in a {kind} archive, and the grader does not open archives: "
               "hand in the notebook itself, {notebook}",
@@ -658,7 +658,7 @@ MESSAGES = {
                "Copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
     },
 
-    # ---- feedback's chrome: nbgrader's feedback template in the student's language (issue 21) ----
+    # ---- feedback's chrome: nbgrader's feedback template in the student's language ----
     "feedback_score": {"en": "Score", "es": "Puntuación"},
     "feedback_test_cell": {"en": "Test cell", "es": "Celda de prueba"},
     "feedback_coding": {"en": "Coding free-response", "es": "Respuesta libre en código"},
@@ -668,7 +668,7 @@ MESSAGES = {
     "feedback_comments": {"en": "Comments", "es": "Comentarios"},
     "feedback_late_penalty": {"en": "Late submission penalty", "es": "Penalización por retraso"},
     "feedback_top": {"en": "Top", "es": "Arriba"},
-    # ---- cohort report: one maximum, extra credit apart, similarity hints (issue 21) ----
+    # ---- cohort report: one maximum, extra credit apart, similarity hints ----
     "cohort_extra_credit": {
         "en": "Scores include extra credit, which can go past the maximum ({students} "
               "students earned some; see the column of its own).",

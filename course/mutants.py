@@ -10,6 +10,7 @@ reference battery is measured the same way:
 
     python benchmarks/gradcheck_mutants.py      # caught/total for `python -m grader gradcheck`
 """
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,17 @@ def mutated_source(mutant: Mutant) -> str:
     if method.count(mutant.old) != 1:  # the engine changed: the table must follow it
         raise LookupError(f"{mutant.method} has no single line {mutant.old!r}")
     return source[:start] + method.replace(mutant.old, mutant.new) + source[end:]
+
+
+def mutated_method(mutant: Mutant) -> Any:
+    """`mutant`'s method alone, compiled among minigrad.engine's own names: a function that
+    can stand in for that method of minigrad's own `Value` (course/breakit.py)."""
+    source = mutated_source(mutant)
+    start = source.index(f"    def {mutant.method}(")
+    end = source.index("\n    def ", start + 1)
+    namespace: dict[str, Any] = dict(vars(minigrad.engine))
+    exec(compile(textwrap.dedent(source[start:end]), "<minigrad>", "exec"), namespace)  # noqa: S102
+    return namespace[mutant.method]
 
 
 def engine_class(mutant: Mutant | None = None) -> Any:

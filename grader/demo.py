@@ -63,7 +63,7 @@ QUICK = ("honest", "fork-bomb")
 
 
 def nbgrader(root, *arguments):
-    from grader.cohort.grading import environment
+    from grader.cohort.forking import environment
     return subprocess.run([sys.executable, "-m", "nbgrader", *arguments,
                            f"--CourseDirectory.root={root}", "--log-level=WARN"],
                           cwd=root, env=environment(), check=True, capture_output=True, text=True)

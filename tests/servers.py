@@ -10,11 +10,12 @@ the server runs as `user` (the ordinary user the tests grade with).
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+from classroom.hub import free_port
 
 PROGRAMS = ("initdb", "pg_ctl", "postgres")
 
@@ -24,13 +25,6 @@ def postgresql_bin():
     found = [folder for folder in Path("/usr/lib/postgresql").glob("*/bin")
              if all((folder / name).exists() for name in PROGRAMS)]
     return max(found, key=lambda folder: int(folder.parent.name), default=None)
-
-
-def free_port():
-    """A TCP port nobody listens on at this moment (the server takes it just after)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextmanager

@@ -23,9 +23,9 @@ import pytest
 from conftest import Course, course_folder, fill, graded_cells, verdict_text
 from corpus.cases import FORK_BOMB, HARD, cell
 
-from grader.cohort.grading import SLOT_UID_BASE
 from grader.reports.report import shape_of
 from grader.sandbox.kernel import sandbox_available
+from grader.sandbox.uids import UID_BASE
 
 pytestmark = pytest.mark.skipif(not sandbox_available(),
                                 reason="bubblewrap is not installed: grading runs sandboxed")
@@ -122,7 +122,7 @@ def test_fork_bomb_beside_honest_work(graded, assignment):
     if AS_ROOT[assignment]:  # graded at the same moment, each as a user of its own
         assert "a user of their own" in runs[assignment].stderr
         assert {d.split("as user id ")[1].split(",")[0] for d in defences} == \
-            {str(SLOT_UID_BASE), str(SLOT_UID_BASE + 1)}
+            {str(UID_BASE), str(UID_BASE + 1)}
         assert all("rlimits only" in d for d in defences)
     else:
         assert all("cgroup v" in d for d in defences), defences
@@ -371,7 +371,7 @@ def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_
     monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 0)
     how = cohort_module.plan(tmp_path, 3, [])
     assert how.workers == 3 and [o[0].rsplit("=", 1)[1] for o in how.slot_options] == \
-        [str(SLOT_UID_BASE + k) for k in range(3)]
+        [str(UID_BASE + k) for k in range(3)]
 
 
 def test_one_process_grades_exactly_one_student():
@@ -435,7 +435,8 @@ def test_the_demo_fails_when_a_submission_is_not_graded(monkeypatch, tmp_path, c
 
 def test_nbgrader_options_reach_the_plan():
     from authoring.build import ROOT
-    from grader.cohort.grading import database_options, load_config
+    from grader.cohort.database import database_options
+    from grader.config import load_config
     config = load_config(ROOT, ["--force", "--SandboxedKernelManager.process_limit=7", "x"])
     from grader.sandbox.kernel import SandboxedKernelManager
     manager = SandboxedKernelManager(config=config)
@@ -551,7 +552,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
 def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
     from grader.cohort import cluster
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
-    assert cluster.worker_uid({}) == cluster.WORKER_UID_BASE + os.getpid()
+    assert cluster.worker_uid({}) == UID_BASE + os.getpid()
     assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 1000)
     assert cluster.worker_uid({}) is None

@@ -231,7 +231,7 @@ def test_a_canvas_late_flag_costs_the_first_days_penalty(tmp_path, monkeypatch):
     from nbgrader.utils import parse_utc
 
     from authoring.build import ROOT
-    from grader.cohort.grading import environment
+    from grader.cohort.forking import environment
     from grader.config import load_config
     from grader.plugins.late import penalty, stamp_late
     monkeypatch.setenv("PATH", environment()["PATH"])  # a new gradebook runs nbgrader's alembic

@@ -212,7 +212,7 @@ def test_checks_describe_calls_without_words():
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_the_deep_chain_demo_walks_past_the_recursion_limit_and_shows_the_recursive_sort_fail(lang):
-    """Made shorter for speed (issue 9, item 15), the demo must still show what it is there for."""
+    """Made shorter so the suite stays fast, the demo must still show what it is there for."""
     cell = next(c for c in source(lang).cells if c.cell_type == "code" and "recursive_order" in c.source)
     printed = "".join(o.get("text", "") for o in cell.outputs)
     depth, limit = (int(n.replace(",", "").replace(".", ""))

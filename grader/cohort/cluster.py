@@ -22,7 +22,6 @@ import contextlib
 import fcntl
 import io
 import os
-import pwd
 import subprocess
 import sys
 import tarfile
@@ -30,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from grader.plugins.archives import member_refusal
+from grader.sandbox.uids import UID_BASE, in_use
 
 # what the worker takes from this machine's configuration: the limits and the sandbox
 CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
@@ -37,9 +37,6 @@ CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
 # that starts late, or is busy with another submission, still finishes in time)
 TASK_GRACE = 600
 CONNECT_TIMEOUT = 10  # seconds to reach the scheduler
-# run as root without a cgroup, a worker process's kernels run as a user id of
-# their own (the process limit is counted per user): this base plus its pid
-WORKER_UID_BASE = 1_900_000_000
 
 
 def execute_on_cluster(step, nb, submission, seed, run):
@@ -105,13 +102,11 @@ def worker_uid(settings):
     processes never share one. None when not root."""
     if os.geteuid() != 0 or "uid" in settings.get("SandboxedKernelManager", {}):
         return None
-    uid = WORKER_UID_BASE + os.getpid()
-    try:
-        pwd.getpwuid(uid)
-    except KeyError:
-        return uid
-    raise RuntimeError(f"user id {uid} is in use on this worker: grader.cohort.cluster.WORKER_UID_BASE "
-                       "must name unused ones")
+    uid = UID_BASE + os.getpid()  # see grader/sandbox/uids.py
+    if in_use(uid):
+        raise RuntimeError(f"user id {uid} is in use on this worker: grader.sandbox.uids.UID_BASE "
+                           "must name unused ones")
+    return uid
 
 
 def pack(folder):
@@ -189,7 +184,7 @@ def refused_at_once(scheduler):
 
 def threads_of(scheduler):
     """cluster_threads, asked from a process of its own: a Dask client leaves
-    threads behind, and grader/cohort/grading.py forks its grading processes."""
+    threads behind, and grader/cohort/forking.py forks the grading processes."""
     result = subprocess.run([sys.executable, "-m", "grader.cohort.cluster", scheduler],
                             capture_output=True, text=True, check=False)
     if result.returncode != 0:

@@ -1,11 +1,10 @@
 """What the gradebook may hold about a student: an id (grader/plugins/intake.py's rule), names,
 an email and an LMS user id that no page could take for markup, and no line break.
 
-`guard_gradebook()` (called by grader/plugins/wiring.py's `configure`, so in every
-nbgrader command and in formgrader) makes nbgrader's `Student` refuse any other value
+`guard_gradebook()` (called by grader/plugins/wiring.py's `configure` where an nbgrader
+application starts: every nbgrader command and formgrader) makes nbgrader's `Student` refuse any other value
 the moment it is set, before anything is written: `nbgrader db student import` and
-`nbgrader db student add`, formgrader's Add and Edit, autograde, and the course's own
-commands all go through it. Names keep apostrophes, accents and spaces (O'Brien,
+`nbgrader db student add`, formgrader's Add and Edit and autograde all go through it. Names keep apostrophes, accents and spaces (O'Brien,
 María José); an email is one `local@domain` without markup, spaces or a scheme
 (`javascript:`).
 """

@@ -1,4 +1,12 @@
-"""How the course wires itself into stock nbgrader (called from nbgrader_config.py)."""
+"""How the course wires itself into stock nbgrader (called from nbgrader_config.py).
+
+Loading the configuration changes nothing else in the process that loads it (the report,
+the export and the cohort command read it for its settings): the guards that change
+nbgrader's own classes and the terminal's log are put in place only where an nbgrader
+application starts, an nbgrader command or formgrader.
+"""
+import sys
+
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -23,7 +31,7 @@ from nbgrader.preprocessors import (
 from grader.plugins.bonus import SaveBonus
 from grader.plugins.execute import GradingExecute
 from grader.plugins.feedback import configure_feedback
-from grader.plugins.formgrader import guard_formgrader
+from grader.plugins.formgrader import FORMGRADER, guard_formgrader
 from grader.plugins.inert import MakeInert, TerminalSafe
 from grader.plugins.intake import vet_before_copy
 from grader.plugins.late import PercentPerDay
@@ -39,11 +47,12 @@ from grader.sandbox.preflight import before_grading
 
 
 def configure(c):
-    _clean_terminal()
-    # ids, names and emails with markup never enter the gradebook, and formgrader
-    # escapes what it shows all the same (a gradebook filled by other means, an address)
-    guard_gradebook()
-    guard_formgrader()
+    if nbgrader_is_starting():
+        _clean_terminal()
+        # ids, names and emails with markup never enter the gradebook, and formgrader
+        # escapes what it shows all the same (a gradebook filled by other means, an address)
+        guard_gradebook()
+        guard_formgrader()
     c.CourseDirectory.course_id = "autograd-by-hand"
     # what a notebook writes next to itself when run (lab 01's report) is not handed out
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
@@ -71,21 +80,16 @@ def configure(c):
     # (Moodle's and Canvas's, grader/plugins/lms_collect.py) are read back
     c.ZipCollectApp.extractor_plugin = "grader.plugins.intake.SafeExtractor"
     c.ZipCollectApp.collector_plugin = "grader.plugins.intake.SafeCollector"
-    # late penalties (grader/plugins/late.py): 10% of the score per started day past the due date
-    # set in the gradebook (`nbgrader db assignment add A --duedate=...`); 0 disables them
+    # late penalties past the due date set in the gradebook (`nbgrader db assignment add A
+    # --duedate=...`); PercentPerDay.percent_per_day = 0 disables them
     c.AssignLatePenalties.plugin_class = PercentPerDay
-    c.PercentPerDay.percent_per_day = 10.0
-    # limits, each also settable in nbgrader_config.py after configure(c)
-    c.Execute.timeout = 30  # seconds a cell may run
-    c.GradingExecute.max_output_bytes = 1_000_000  # output kept per cell
-    c.GradingExecute.max_notebook_output_bytes = 10_000_000  # output kept per notebook
-    c.GradingExecute.notebook_timeout = 300  # seconds for a whole notebook, replays included
-    c.SandboxedKernelManager.memory_limit = 2 * 1024 ** 3  # bytes (cgroup; and address space)
-    c.SandboxedKernelManager.tmp_size = 256 * 1024 ** 2  # the kernel's /tmp
-    c.SandboxedKernelManager.workdir_size = 256 * 1024 ** 2  # its copy of the submission
-    c.SandboxedKernelManager.process_limit = 512  # processes and threads
-    c.SandboxedKernelManager.cpu_seconds = 600  # CPU time of one kernel
-    c.SandboxedKernelManager.sandbox = True  # False: unsandboxed, and reports say so
+    # the limits are the defaults of the classes that apply them, each declared once there and
+    # settable in nbgrader_config.py after configure(c) (`c.SandboxedKernelManager.memory_limit = ...`):
+    # SandboxedKernelManager (grader/sandbox/kernel.py): memory 2 GiB, processes 512, 600 CPU s,
+    #   /tmp and the working folder 256 MiB each, sandbox True (False: unsandboxed, and reports say so);
+    # GradingExecute (grader/plugins/execute.py): output 1 MB a cell and 10 MB a notebook, 300 s a
+    #   notebook; nbgrader's Execute.timeout: 30 s a cell; PercentPerDay (grader/plugins/late.py):
+    #   10 % per started day late
 
 
 def before_each_submission(**hook):
@@ -95,6 +99,14 @@ def before_each_submission(**hook):
     announce_defences(**hook)
     before_grading(**hook)
     vet_before_copy(**hook)
+
+
+def nbgrader_is_starting():
+    """Is an nbgrader application loading the configuration: an nbgrader command (its
+    application is the process's nbgrader singleton) or formgrader, in a Jupyter server
+    that loaded nbgrader's formgrader extension?"""
+    from nbgrader.apps.baseapp import NbGrader
+    return NbGrader.initialized() or FORMGRADER in sys.modules
 
 
 def _clean_terminal():

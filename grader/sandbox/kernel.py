@@ -311,7 +311,7 @@ def remove_leftovers(cgroup_parent, tmp=None):
 def describe_defences(sandbox, group, why_no_group, uid=65534):
     if not sandbox:
         return "unsandboxed"
-    user = "nobody" if uid == 65534 else f"user id {uid}"  # grader/cohort/grading.py: one per worker
+    user = "nobody" if uid == 65534 else f"user id {uid}"  # grader/sandbox/uids.py: one per worker
     words = ["bubblewrap", f"as {user}" if os.geteuid() == 0 else "in a user namespace"]
     if group is not None:
         words.append(f"cgroup v{group.version} for memory and processes")
