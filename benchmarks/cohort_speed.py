@@ -1,26 +1,30 @@
-"""How fast a cohort is graded: a benchmark that prints its figures (not a test).
+"""How fast a cohort is graded, unit by unit: a benchmark that prints its figures (not a test).
 
-    python benchmarks/cohort_speed.py [--students 20] [--workers N] [--no-dask] [--plot FILE.png]
+    python benchmarks/cohort_speed.py [--units theory03 lab01 lab03] [--students 6]
+                                      [--workers N] [--serial] [--dask] [--plot FILE.png]
 
-In one temporary course copy, the same cohort of theory03-en submissions
-(honest, wrong and hard-coded answers, in turns) is graded three ways, each
-from scratch (`--force`):
+In one temporary course copy, for each unit (its English assignment), the same
+cohort (honest work, one exercise left as handed out, nothing answered, in
+turns) is graded, each run from scratch (`--force`), side by side:
 
 1. stock serial `nbgrader autograde`, stock configuration (nbgrader's own
    Execute, no sandbox, no limits): the baseline;
-2. our serial `nbgrader autograde` (the course's configuration: sandboxed);
+2. with --serial: our serial `nbgrader autograde` (the course's configuration:
+   sandboxed), for the sandbox's overhead;
 3. our parallel `python -m grader grade --workers N`;
-4. the same command with `--scheduler`: the kernels on a Dask cluster of N
-   single-threaded worker processes started on this machine (loopback), so
-   what it measures is Dask's overhead over local parallel grading; across
-   machines the cluster adds their cores.
+4. with --dask: the same command with `--scheduler`: the kernels on a Dask
+   cluster of N single-threaded worker processes started on this machine
+   (loopback), so what it measures is Dask's overhead over local parallel
+   grading; across machines the cluster adds their cores.
 
-Each is also given in submissions per minute (and as a bar chart with --plot).
-
-It prints the parallel-vs-stock ratio, the sandbox's overhead per submission
-(2 vs 1), and the floor: starting a kernel and running the notebook's imports,
-per submission, measured apart. A warm-up grading comes first, so that no run
-pays for cold caches alone.
+For each it prints the cost per submission and the time 300 submissions would
+take at that rate; then the ratio to stock serial, the peak memory of one
+worker (its grading process and its kernel) and where one submission's time
+goes (benchmarks/grading_steps.py: process start and imports, sandbox set-up,
+kernel start, the notebook's cells, hidden evidence, the grader's decisions,
+gradebook writes, feedback). A warm-up grading comes first, so that no run
+pays for cold caches alone. The machine is usually shared: compare the ratios
+of one run, not seconds across runs.
 """
 import argparse
 import contextlib
@@ -38,12 +42,12 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from course.names import UNITS
 from grader.cohort.forking import environment
-from grader.demo import COHORT, submission
 
-ASSIGNMENT = "theory03-en"
-MIX = ("honest", "wrong", "hard-coded")
+MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
+PROJECTED = 300  # submissions: a large lab
 
 
 def cpu_seconds():
@@ -60,35 +64,48 @@ def nbgrader(root, *arguments):
     return time.monotonic() - started
 
 
-def make_course(folder, students):
+def answered(folder, assignment, kind):
+    """The release, answered with the instructor's solution: all of it (honest), all but
+    the first exercise (one-left), or none (unanswered)."""
+    name = notebook_name(folder, assignment)
+    release = nbformat.read(folder / "release" / assignment / name, 4)
+    source = nbformat.read(folder / "source" / assignment / name, 4)
+    solution = [(c.metadata["nbgrader"]["grade_id"], c.source) for c in source.cells
+                if c.metadata.get("nbgrader", {}).get("solution")]
+    solution = dict({"honest": solution, "one-left": solution[1:], "unanswered": []}[kind])
+    for cell in release.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in solution:
+            cell.source = solution[grade_id]
+    return release
+
+
+def notebook_name(folder, assignment):
+    return next((folder / "release" / assignment).glob("*.ipynb")).name
+
+
+def make_course(folder, assignments, students):
     for name in ("notebooks", "source", "release"):
         shutil.copytree(ROOT / name, folder / name)
     shutil.copy(ROOT / "nbgrader_config.py", folder)
-    nbgrader(folder, "generate_assignment", ASSIGNMENT, "--force")
-    for k in range(students):
-        kind = MIX[k % len(MIX)]
-        path = folder / "submitted" / f"s{k:03d}-{kind}" / ASSIGNMENT / "theory03.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(submission(folder, ASSIGNMENT, *COHORT[kind]), path)
+    for assignment in assignments:
+        nbgrader(folder, "generate_assignment", assignment, "--force")
+        for k in range(students):
+            kind = MIX[k % len(MIX)]
+            path = folder / "submitted" / f"s{k:03d}-{kind}" / assignment
+            path.mkdir(parents=True)
+            nbformat.write(answered(folder, assignment, kind),
+                           path / notebook_name(folder, assignment))
 
 
-def floor(folder, repeats=5):
-    """Seconds to start a kernel and run the notebook's imports (its first code cell)."""
-    from jupyter_client.manager import start_new_kernel
-    nb = nbformat.read(folder / "release" / ASSIGNMENT / "theory03.ipynb", 4)
-    imports = next(c.source for c in nb.cells if c.cell_type == "code")
-    times = []
-    for _ in range(repeats):
-        started = time.monotonic()
-        km, kc = start_new_kernel(kernel_name="python3", cwd=str(folder))
-        try:
-            reply = kc.execute_interactive(imports, timeout=120)
-            assert reply["content"]["status"] == "ok", reply["content"]
-            times.append(time.monotonic() - started)
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
-    return sum(times) / len(times)
+def steps_of_one(folder, assignment, student):
+    """benchmarks/grading_steps.py's figures for one submission, in a new process."""
+    spawned = time.monotonic()
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "grading_steps.py"),
+                           str(folder), assignment, student, f"--spawned-at={spawned}"],
+                          cwd=folder, env=environment(), check=True, capture_output=True,
+                          text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @contextlib.contextmanager
@@ -127,9 +144,9 @@ def local_dask(workers):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def grade_command(folder, workers, *options):
+def grade_command(folder, assignment, workers, *options):
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "grader", "grade", ASSIGNMENT, "--force",
+    subprocess.run([sys.executable, "-m", "grader", "grade", assignment, "--force",
                     f"--workers={workers}", "--no-progress", *options], cwd=folder,
                    env=environment(), check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -152,62 +169,83 @@ def plot(path, rates, title):
     plt.close(figure)
 
 
+def measure(folder, assignment, n, arguments):
+    """Seconds for the whole cohort, each way, and one submission's steps."""
+    ours_config = (folder / "nbgrader_config.py").read_text()
+    nbgrader(folder, "autograde", assignment, "--student=s000-honest", "--force")  # warm-up
+    runs = {}
+    (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
+    cpu = cpu_seconds()
+    runs["stock serial nbgrader autograde (unsandboxed)"] = nbgrader(
+        folder, "autograde", assignment, "--force")
+    stock_cores = (cpu_seconds() - cpu) / runs["stock serial nbgrader autograde (unsandboxed)"]
+    (folder / "nbgrader_config.py").write_text(ours_config)
+    if arguments.serial:
+        runs["our serial nbgrader autograde (sandboxed)"] = nbgrader(
+            folder, "autograde", assignment, "--force")
+    runs[f"our python -m grader grade --workers {arguments.workers}"] = grade_command(
+        folder, assignment, arguments.workers)
+    if arguments.dask:
+        with local_dask(arguments.workers) as address:
+            runs[f"ours on Dask ({arguments.workers} local workers)"] = grade_command(
+                folder, assignment, arguments.workers, f"--scheduler={address}")
+    steps = steps_of_one(folder, assignment, "s000-honest")
+    return runs, stock_cores, steps
+
+
+def report(assignment, n, runs, stock_cores, steps):
+    stock = next(iter(runs.values()))
+    print(f"\n== {assignment}: {n} submissions ({', '.join(MIX)} in turns)")
+    for name, seconds in runs.items():
+        print(f"  {name:52s} {seconds:7.1f} s  {seconds / n:5.2f} s each  "
+              f"{PROJECTED} in {PROJECTED * seconds / n / 60:5.1f} min  "
+              f"{stock / seconds:4.2f}x stock")
+    print(f"  cores busy on average during stock serial grading: {stock_cores:.2f} "
+          f"(so at most {os.cpu_count() / stock_cores:.2f}x stock on {os.cpu_count()} cores)")
+    memory = {k: v for k, v in steps.items() if k.startswith("peak MiB")}
+    print(f"  peak memory of one worker: {sum(memory.values()):.0f} MiB ("
+          + ", ".join(f"{k[len('peak MiB, '):]} {v:.0f}" for k, v in memory.items()) + ")")
+    timings = {k: v for k, v in steps.items() if not k.startswith("peak MiB")}
+    once = {k: v for k, v in timings.items() if "once per run" in k}
+    each = {k: v for k, v in timings.items() if k not in once}
+    print(f"  one honest submission graded alone, step by step ({sum(each.values()):.2f} s, "
+          "and once per run:", ", ".join(f"{k} {v:.2f} s" for k, v in once.items()) + "):")
+    for name, seconds in each.items():
+        print(f"    {name:40s} {seconds:6.2f} s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--students", type=int, default=20)
+    parser.add_argument("--units", nargs="+", choices=UNITS, default=list(UNITS))
+    parser.add_argument("--students", type=int, default=6, help="submissions per unit")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
-    parser.add_argument("--no-dask", action="store_true", help="skip the Dask run")
+    parser.add_argument("--serial", action="store_true",
+                        help="also our serial nbgrader autograde (the sandbox's overhead)")
+    parser.add_argument("--dask", action="store_true", help="also on a local Dask cluster")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also draw submissions per minute as a bar chart")
     arguments = parser.parse_args()
     n = arguments.students
+    assignments = [f"{unit}-en" for unit in arguments.units]
     folder = Path(tempfile.mkdtemp(prefix="course-bench-"))
+    results = {}
     try:
-        make_course(folder, n)
-        ours_config = (folder / "nbgrader_config.py").read_text()
-        nbgrader(folder, "autograde", ASSIGNMENT, "--student=s000-honest", "--force")  # warm-up
-
-        (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
-        cpu = cpu_seconds()
-        stock = nbgrader(folder, "autograde", ASSIGNMENT, "--force")
-        stock_cores = (cpu_seconds() - cpu) / stock
-        (folder / "nbgrader_config.py").write_text(ours_config)
-        serial = nbgrader(folder, "autograde", ASSIGNMENT, "--force")
-        parallel = grade_command(folder, arguments.workers)
-        on_dask = None
-        if not arguments.no_dask:
-            with local_dask(arguments.workers) as address:
-                on_dask = grade_command(folder, arguments.workers, f"--scheduler={address}")
-        base = floor(folder)
+        make_course(folder, assignments, n)
+        for assignment in assignments:
+            results[assignment] = measure(folder, assignment, n, arguments)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print(f"cohort: {n} theory03-en submissions ({', '.join(MIX)}), {os.cpu_count()} cores, "
-          f"load average (1 min) at the end {os.getloadavg()[0]:.2f}, shared with other work")
-    print(f"stock serial nbgrader autograde (unsandboxed): {stock:7.1f} s  ({stock / n:.2f} s each)")
-    print(f"our serial nbgrader autograde (sandboxed):     {serial:7.1f} s  ({serial / n:.2f} s each)")
-    print(f"our parallel grader grade --workers {arguments.workers}:       {parallel:7.1f} s  "
-          f"({parallel / n:.2f} s each)")
-    if on_dask is not None:
-        print(f"our grader grade --scheduler (Dask, {arguments.workers} local workers): "
-              f"{on_dask:7.1f} s  ({on_dask / n:.2f} s each)")
-    rates = {"stock serial": 60 * n / stock, "ours serial (sandboxed)": 60 * n / serial,
-             f"ours parallel ({arguments.workers} workers)": 60 * n / parallel}
-    if on_dask is not None:
-        rates[f"ours on Dask ({arguments.workers} local workers)"] = 60 * n / on_dask
-    print("submissions per minute: " + "; ".join(f"{k} {v:.1f}" for k, v in rates.items()))
+    print(f"{os.cpu_count()} cores, load average (1 min) at the end {os.getloadavg()[0]:.2f}, "
+          "shared with other work")
+    for assignment, (runs, stock_cores, steps) in results.items():
+        report(assignment, n, runs, stock_cores, steps)
     if arguments.plot:
-        plot(arguments.plot, rates, f"{n} theory03-en submissions, {os.cpu_count()} cores, "
+        rates = {f"{a}: {name.split(' (')[0]}": 60 * n / seconds
+                 for a, (runs, _, _) in results.items() for name, seconds in runs.items()}
+        plot(arguments.plot, rates, f"{n} submissions a unit, {os.cpu_count()} cores, "
                                     f"load {os.getloadavg()[0]:.1f}")
         print(f"wrote {arguments.plot}")
-    print(f"parallel vs stock serial: {stock / parallel:.2f}x faster")
-    print(f"sandbox overhead, serial: {(serial - stock) / n:+.2f} s per submission "
-          f"({100 * (serial - stock) / stock:+.0f}%)")
-    print(f"floor (kernel start + the notebook's imports): {base:.2f} s per submission")
-    # serial stock grading already keeps more than one core busy (nbgrader's own process
-    # beside the kernel, and the kernel's numerical threads): N cores give at most N / this
-    print(f"cores busy on average during stock serial grading: {stock_cores:.2f} "
-          f"(so at most {os.cpu_count() / stock_cores:.2f}x on {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":

@@ -3,11 +3,14 @@ interrupted as Ctrl-C would if this process dies (a parent-death signal), so non
 grading unwatched."""
 import ctypes
 import glob
+import importlib
 import os
 import signal
 import subprocess
 import sys
 import time
+
+from course.names import UNITS, unit_and_language
 
 
 def command(root, assignment, student, options):
@@ -86,12 +89,17 @@ def interrupt_when_orphaned(parent):
         os.kill(os.getpid(), signal.SIGINT)
 
 
-def warm_up(scheduler=None):
-    """Import, once, what every grading process needs (the children inherit it)."""
+def warm_up(scheduler=None, assignment=""):
+    """Import, once, what every grading process needs (the children inherit it): nbgrader,
+    and the checks of the assignment's unit with what they import (lab 01's: torch, seconds
+    a process)."""
     import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
 
     import grader.plugins.wiring  # noqa: F401  (what nbgrader_config.py imports)
+    unit = (unit_and_language(assignment) or ("",))[0]
+    if unit in UNITS:
+        importlib.import_module(f"grader.checks.{unit}")
     if scheduler:
         import distributed  # noqa: F401  (each process sends its submission through a client)
 
