@@ -11,7 +11,7 @@ reason (its drawn numbers blanked) must be the same. mypy's cache
 import subprocess
 
 import pytest
-from conftest import Course, course_folder, fill, graded_cells, verdict_text
+from support.course import Course, course_folder, fill, graded_cells, verdict_text
 
 from grader.reports.report import shape_of
 from grader.sandbox.kernel import sandbox_available
