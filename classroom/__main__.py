@@ -193,9 +193,8 @@ def stop_classroom(state_folder):
         raise SystemExit(f"no classroom in {state_folder} (nothing to stop)")
     for what in hub.stop(state_folder):
         print("stopped", what)
-    for login in state["made_users"]:
-        if accounts.stop_processes(login):
-            print("stopped the server of", login)
+    for login in accounts.stop_processes(state["made_users"]):
+        print("stopped the server of", login)
     print(f"stopped; everything is kept. Start again: python -m classroom start --state {state_folder}")
 
 
