@@ -142,7 +142,7 @@ def resume(state_folder, state, arguments):
     state["settings"] = chosen_settings(arguments, state.get("settings"))
     save(state_folder, state)
     hide_checkout(state["staff_group"])
-    hub.stop(state_folder)  # a proxy left by a hub that was killed
+    hub.stop(state_folder)  # a proxy and an idle culler left by a hub that was killed
     hub.start(state_folder, state_folder / "hub.log")
     return announce(state_folder, state, "classroom running again")
 

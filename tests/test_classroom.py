@@ -542,11 +542,16 @@ def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
     ana = hub_user(classroom, "es")
     out, error = ana.run(kernel, "print('SURVIVED', x + 1)")
     assert error is None and "SURVIVED 42" in out
+    from classroom.hub import leftover_culler
+    class_state = json.loads((state / "classroom.json").read_text())
+    cullers = leftover_culler(class_state)  # the killed hub's culler stopped: only the new hub's
+    print("idle cullers after SIGKILL and start:", cullers)
+    assert len(cullers) == 1, cullers
 
     before = files_of(teacher, home)
     gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
     print(classroom_command("stop", "--state", str(state)))
-    assert not hub_is_running(state)
+    assert not hub_is_running(state) and not leftover_culler(class_state)
     assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
     assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
     print(classroom_command("start", "--state", str(state)))
