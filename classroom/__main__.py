@@ -142,7 +142,7 @@ def resume(state_folder, state, arguments):
     state["settings"] = chosen_settings(arguments, state.get("settings"))
     save(state_folder, state)
     hide_checkout(state["staff_group"])
-    hub.stop(state_folder)  # a proxy left by a hub that was killed
+    hub.stop(state_folder)  # a proxy and an idle culler left by a hub that was killed
     hub.start(state_folder, state_folder / "hub.log")
     return announce(state_folder, state, "classroom running again")
 
@@ -193,9 +193,8 @@ def stop_classroom(state_folder):
         raise SystemExit(f"no classroom in {state_folder} (nothing to stop)")
     for what in hub.stop(state_folder):
         print("stopped", what)
-    for login in state["made_users"]:
-        if accounts.stop_processes(login):
-            print("stopped the server of", login)
+    for login in accounts.stop_processes(state["made_users"]):
+        print("stopped the server of", login)
     print(f"stopped; everything is kept. Start again: python -m classroom start --state {state_folder}")
 
 

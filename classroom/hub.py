@@ -23,6 +23,7 @@ from classroom.course import course_id
 
 STATE_FILE = "classroom.json"
 PROXY = "configurable-http-proxy"
+CULLER = "idle-culler"  # the hub's service that stops idle servers
 
 
 def free_port():
@@ -85,10 +86,10 @@ def configure(c, state_folder):
         "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, "en")),
     }
     python = state["python"]
-    c.JupyterHub.services = [{"name": "idle-culler", "command": [
+    c.JupyterHub.services = [{"name": CULLER, "command": [
         python, "-m", "jupyterhub_idle_culler", f"--timeout={settings['cull_after']}",
         f"--cull-every={max(10, min(300, settings['cull_after'] // 2))}"]}]
-    c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"], "scopes": [
+    c.JupyterHub.load_roles = [{"name": CULLER, "services": [CULLER], "scopes": [
         "list:users", "read:users:activity", "read:servers", "delete:servers"]}]
     c.JupyterHub.last_activity_interval = max(10, min(300, settings["cull_after"] // 4))
 
@@ -181,7 +182,26 @@ def stop(state_folder):
             pid = 0
         if stop_pid(pid, f"{state['proxy_api_port']}"):
             stopped.append(f"proxy (pid {pid})")
+    for pid in leftover_culler(state):
+        if stop_pid(pid, "jupyterhub_idle_culler"):
+            stopped.append(f"the idle culler of a killed hub (pid {pid})")
     return stopped
+
+
+def leftover_culler(state):
+    """PIDs of this class's idle culler still running without its hub: a hub stops its
+    services when it stops, but one killed (SIGKILL, the OOM killer) leaves them running,
+    with the settings of then. Each is known by its service name and its hub's address."""
+    marks = {f"JUPYTERHUB_SERVICE_NAME={CULLER}".encode(),
+             f"JUPYTERHUB_API_URL=http://127.0.0.1:{state['hub_port']}/hub/api".encode()}
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marks <= set((entry / "environ").read_bytes().split(b"\0")):
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
 
 
 def find_proxy():

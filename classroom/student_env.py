@@ -35,12 +35,17 @@ def environment(env):
     return {"LD_LIBRARY_PATH": str(Path(env) / "lib"), "PYTHONNOUSERSITE": "1"}
 
 
-def copy_tree(source, target):
-    """Hard links when the file system allows (fast, no space), else a copy."""
-    done = subprocess.run(["cp", "-al", str(source), str(target)], capture_output=True, check=False)
+def copy_tree(source, target, leave_out=()):
+    """Hard links when the file system allows (fast, no space), else a copy; the entries of
+    `source` named in `leave_out` are not copied at all (cheaper than deleting them after)."""
+    source, target = Path(source), Path(target)
+    target.mkdir()
+    entries = [str(entry) for entry in sorted(source.iterdir()) if entry.name not in leave_out]
+    done = subprocess.run(["cp", "-al", *entries, str(target)], capture_output=True, check=False)
     if done.returncode:
         shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(source, target, symlinks=True)
+        shutil.copytree(source, target, symlinks=True, ignore=lambda folder, names: [
+            name for name in names if Path(folder) == source and name in leave_out])
 
 
 def build(env):
@@ -58,8 +63,8 @@ def build(env):
     for library in (base / "lib").glob("libpython*"):
         shutil.copy2(library, partial / "lib" / library.name, follow_symlinks=False)
     stdlib = partial / "lib" / VERSION
-    copy_tree(base / "lib" / VERSION, stdlib)
-    shutil.rmtree(stdlib / "site-packages")  # the base Python's own packages: not the course's
+    # the base Python's own packages are not the course's
+    copy_tree(base / "lib" / VERSION, stdlib, leave_out={"site-packages"})
     site = stdlib / "site-packages"
     copy_tree(Path(sysconfig.get_paths()["purelib"]), site)
     for path in site.glob(f"*{PROJECT}*"):

@@ -37,6 +37,10 @@ pytestmark = [
 ]
 PREFIX = os.environ.get("CLASSROOM_TEST_PREFIX", "zqcls")  # zqcls-...: unlikely to exist anywhere
 MEMORY_MB = 1024  # each student's limit here (lab 01's kernel with torch fits; the attack takes twice)
+# idle seconds before the culler stops a server, set from the start (no restart to change it):
+# longer than any pause within a test (a hub restart included), shorter than the tests before
+# the culling test, so Carol's server, started idle with the class, is culled by then
+CULL_AFTER = 120
 MARKER = "hub-token-that-must-not-reach-a-kernel"
 ANSWERS = {  # the Spanish student takes only the path through e; the English one is right
     "es": "import os\nprint('ENVIRONMENT', dict(os.environ))\n"
@@ -55,10 +59,11 @@ def run(command, **kwargs):
     return done.stdout
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def classroom(tmp_path_factory):
-    """The classroom started from a roster by the README's command, shared by this module's
-    tests; removed at the end with `classroom remove` (its backup checked, users gone)."""
+    """The classroom started once from a roster by the README's command, shared by every test;
+    Carol's server started and left idle (the culling test's); removed at the end with
+    `classroom remove` (its backup checked, users gone)."""
     # not under pytest's tmp_path: another pytest run as root may delete old ones meanwhile
     shared = Path(tempfile.mkdtemp(prefix="classroom-test-"))  # students reach the exchange in it
     shared.chmod(0o755)
@@ -72,7 +77,8 @@ def classroom(tmp_path_factory):
     try:
         out = run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
                    "--exchange", str(shared / "exchange"), "--student-env", str(shared / "student-env"),
-                   "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB)], cwd=ROOT)
+                   "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB),
+                   "--cull-after", str(CULL_AFTER)], cwd=ROOT)
     except BaseException:
         subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
                        check=False)
@@ -82,9 +88,13 @@ def classroom(tmp_path_factory):
     with open(state / "passwords.csv", encoding="utf-8") as listing:
         logins = {("idle" if row["id"] == "carol" else row["language"]) if row["role"] == "student"
                   else "instructor": row for row in csv.DictReader(listing)}
+    from hub_client import HubUser
+    carol = HubUser(url, logins["idle"]["login"], logins["idle"]["password"])
+    assert carol.log_in()
+    carol.api("POST", f"hub/api/users/{carol.login}/server")  # not waited for: it starts meanwhile
     try:
         yield {"url": url, "people": logins, "state": state, "exchange": shared / "exchange",
-               "student_env": shared / "student-env"}
+               "student_env": shared / "student-env", "idle_since": time.monotonic()}
     finally:
         refused = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
                                   "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
@@ -185,7 +195,17 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             page.goto(f"{url}user/{person['login']}/lab/tree/theory03-{lang}/theory03.ipynb")
             page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
-            run_all(page)  # stops at the first stub; the setup cell has imported torch
+            try:  # JupyterLab may ask which kernel (seen under load): Python 3, as a student picks
+                page.click(".jp-Dialog .jp-mod-accept", timeout=5_000)
+                print(lang, "JupyterLab asked for the kernel: Python 3 chosen")
+            except playwright.Error:
+                pass
+            try:
+                run_all(page)  # stops at the first stub; the setup cell has imported torch
+            except playwright.Error:
+                shoot(page, shots, f"{lang}-run-all-failed")
+                raise AssertionError("Run All could not run; dialogs: "
+                                     f"{page.locator('.jp-Dialog').all_text_contents()}") from None
             figures[lang]["with_kernel_mb"] = memory_mb(person["login"])
             figures[lang]["with_kernel_rss_mb"] = memory_mb(person["login"], "Rss")
             type_into(page, GRADIENTS_CELL, ANSWERS[lang])
@@ -200,6 +220,13 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             page.click("#fetched_assignments_list .list_item button:has-text('Submit')")
             page.wait_for_selector("#submitted_assignments_list .list_item", timeout=60_000)
             shoot(page, shots, f"{lang}-6-submitted")
+            # submitted through the hub (the environment's nbgrader settings): the folder is
+            # private to the student and the instructors' group, not nbgrader's 777
+            inbound = classroom["exchange"] / f"autograd-by-hand-{lang}" / "inbound"
+            modes = {p.name: oct(p.stat().st_mode & 0o777) for p in inbound.iterdir()
+                     if p.name.startswith(person["login"] + "+")}
+            print(lang, "submission folders:", modes)
+            assert modes and set(modes.values()) == {"0o750"}, modes
             pages[lang] = page
         for lang in ("es", "en"):  # the hub's own figure: from the spawn request to the server's answer
             spawn = re.search(rf"User {people[lang]['login']} took ([0-9.]+) seconds to start",
@@ -448,66 +475,6 @@ def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(class
     assert "falta esta celda calificada" in json.dumps(answer, ensure_ascii=False)
 
 
-def test_stop_then_start_keeps_every_file_and_grade_and_logins_work(classroom):
-    state = classroom["state"]
-    ana = hub_user(classroom, "es")
-    home = Path(pwd.getpwnam(ana.login).pw_dir)
-    (home / "kept.txt").write_text("her work")
-    teacher = Path(pwd.getpwnam(classroom["people"]["instructor"]["login"]).pw_dir)
-    before = files_of(teacher, home)
-    gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
-    print(classroom_command("stop", "--state", str(state)))
-    assert not hub_is_running(state)
-    assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
-    assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
-    print(classroom_command("start", "--state", str(state)))
-    after = files_of(teacher, home)
-    assert {k: v for k, v in after.items() if k in before} == before, set(before) - set(after)
-    assert (teacher / "autograd-by-hand/gradebook.db").read_bytes() == gradebook
-    assert (home / "kept.txt").read_text() == "her work"
-    hub_user(classroom, "es").start_server()
-    print(f"stop then start: {len(before)} files unchanged, the gradebook identical, Ana logs in")
-
-
-def test_the_hub_killed_comes_back_with_start_and_kernels_survive(classroom):
-    """SIGKILL to the hub (as a crash or the OOM killer does); `start` brings the class back
-    and Ana's kernel, with what she computed, is still there (cleanup_servers is off)."""
-    ana = hub_user(classroom, "es")
-    ana.start_server()
-    kernel = ana.start_kernel()
-    assert ana.run(kernel, "x = 41")[1] is None
-    os.kill(hub_pid(classroom), 9)
-    time.sleep(1)
-    assert not hub_is_running(classroom["state"])
-    print(classroom_command("start", "--state", str(classroom["state"])))
-    ana = hub_user(classroom, "es")
-    out, error = ana.run(kernel, "print('SURVIVED', x + 1)")
-    assert error is None and "SURVIVED 42" in out
-
-
-def test_an_idle_server_is_culled(classroom):
-    """Carol starts her server and does nothing; with the class resumed at --cull-after 20,
-    jupyterhub-idle-culler stops it; then the class goes back to its setting."""
-    state = classroom["state"]
-    carol = hub_user(classroom, "idle")
-    carol.start_server()
-    classroom_command("stop", "--state", str(state))
-    classroom_command("start", "--state", str(state), "--cull-after", "20")
-    try:
-        carol = hub_user(classroom, "idle")
-        carol.start_server()
-        deadline = time.monotonic() + 120
-        while carol.server() and time.monotonic() < deadline:
-            time.sleep(2)
-        assert carol.server() is None, "the idle server was not culled in 120 s"
-        log = (state / "hub.log").read_text(errors="replace")
-        assert re.search(rf"Culling server {carol.login}|culling .*{carol.login}", log, re.IGNORECASE), log[-2000:]
-        print("culled:", [line for line in log.splitlines() if "ull" in line and carol.login in line][-2:])
-    finally:
-        classroom_command("stop", "--state", str(state))
-        classroom_command("start", "--state", str(state), "--cull-after", "3600")
-
-
 def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom):
     from support.hub_client import HubUser
     bob = classroom["people"]["en"]
@@ -531,6 +498,69 @@ def test_the_service_unit_says_whether_systemd_runs(classroom):
     assert "KillMode=process" in unit
     assert ("systemctl enable" in out) == os.path.isdir("/run/systemd/system")
     print(out)
+
+
+def test_an_idle_server_is_culled(classroom):
+    """Carol's server, started with the class and left idle, is stopped by
+    jupyterhub-idle-culler after CULL_AFTER seconds (the class's --cull-after)."""
+    from hub_client import HubUser
+    person = classroom["people"]["idle"]
+    carol = HubUser(classroom["url"], person["login"], person["password"])
+    assert carol.log_in()
+    log = classroom["state"] / "hub.log"
+    # ready, idle CULL_AFTER s, then the culler's next round (every CULL_AFTER / 2 s)
+    deadline = classroom["idle_since"] + 240 + 2 * CULL_AFTER
+    while not culled(log, carol.login) and time.monotonic() < deadline:
+        time.sleep(5)
+    assert culled(log, carol.login), (log.read_text(errors="replace")[-2000:])
+    assert carol.server() is None
+    print("culled:", [line for line in log.read_text(errors="replace").splitlines()
+                      if "ull" in line and carol.login in line][-2:])
+
+
+def culled(log, login):
+    return re.search(rf"Culling server {login}|culling .*{login}", log.read_text(errors="replace"), re.IGNORECASE)
+
+
+def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
+    """SIGKILL to the hub (as a crash or the OOM killer does), then `start`: the class is back
+    and Ana's kernel, with what she computed, is still there (cleanup_servers is off). Then
+    `stop` (hub, proxy and every server stopped, nobody removed) and `start`: every file and
+    the gradebook unchanged, logins work."""
+    state = classroom["state"]
+    ana = hub_user(classroom, "es")
+    home = Path(pwd.getpwnam(ana.login).pw_dir)
+    (home / "kept.txt").write_text("her work")
+    teacher = Path(pwd.getpwnam(classroom["people"]["instructor"]["login"]).pw_dir)
+    ana.start_server()
+    kernel = ana.start_kernel()
+    assert ana.run(kernel, "x = 41")[1] is None
+    os.kill(hub_pid(classroom), 9)
+    time.sleep(1)
+    assert not hub_is_running(state)
+    print(classroom_command("start", "--state", str(state)))
+    ana = hub_user(classroom, "es")
+    out, error = ana.run(kernel, "print('SURVIVED', x + 1)")
+    assert error is None and "SURVIVED 42" in out
+    from classroom.hub import leftover_culler
+    class_state = json.loads((state / "classroom.json").read_text())
+    cullers = leftover_culler(class_state)  # the killed hub's culler stopped: only the new hub's
+    print("idle cullers after SIGKILL and start:", cullers)
+    assert len(cullers) == 1, cullers
+
+    before = files_of(teacher, home)
+    gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
+    print(classroom_command("stop", "--state", str(state)))
+    assert not hub_is_running(state) and not leftover_culler(class_state)
+    assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
+    assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
+    print(classroom_command("start", "--state", str(state)))
+    after = files_of(teacher, home)
+    assert {k: v for k, v in after.items() if k in before} == before, set(before) - set(after)
+    assert (teacher / "autograd-by-hand/gradebook.db").read_bytes() == gradebook
+    assert (home / "kept.txt").read_text() == "her work"
+    hub_user(classroom, "es").start_server()
+    print(f"stop then start: {len(before)} files unchanged, the gradebook identical, Ana logs in")
 
 
 def files_of(*homes):

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from classroom import accounts, course
+from classroom import accounts, course, student_env
 from classroom.roster import Person
 
 pytestmark = [
@@ -36,9 +36,9 @@ BOB_ANSWER = "# bob's forgery\ndef gradients(a, b, c):\n    return 0, 0, 0\n"
 FORGED = f"{{carol}}+{ASSIGNMENT}+2099-01-01 00:00:00.000000 UTC+forged"
 
 
-def run_as(login, folder, *command, check=True):
+def run_as(login, folder, *command, check=True, env=None):
     done = subprocess.run([str(c) for c in command], cwd=folder, capture_output=True, text=True,
-                          timeout=600, check=False, **course.as_user(login))
+                          timeout=600, check=False, **course.as_user(login, env))
     assert not check or done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -53,7 +53,8 @@ def try_as(login, code):
 @pytest.fixture(scope="module")
 def term():
     """An instructor, Carol and Bob (system users), the class's exchange and course folder,
-    theory03-en released, fetched by both; removed at the end."""
+    theory03-en released, fetched by both with the students' nbgrader settings the classroom
+    writes (into the students' environment, as the hub gives them); removed at the end."""
     people = {role: f"{PREFIX}{role[0]}" for role in ("teacher", "carol", "bob")}
     shared = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-exchange-"))
     shared.chmod(0o755)
@@ -62,12 +63,16 @@ def term():
         exchange = course.make_exchange(shared / "exchange")
         folder = course.set_up(people["teacher"], homes["teacher"], exchange)
         course.release(people["teacher"], folder, [ASSIGNMENT])
+        settings = shared / "student-env"  # only its configuration: the rest is not used here
+        (settings / "etc" / "jupyter").mkdir(parents=True)
+        student_env.write_nbgrader_config(settings, exchange)
+        students = {"JUPYTER_CONFIG_DIR": str(settings / "etc" / "jupyter"), "CLASSROOM_COURSE_ID": COURSE_ID}
         for role in ("carol", "bob"):
             person = Person(id=role, name=role, language="en", role="student", login=people[role])
             accounts.write_settings(person, homes[role], exchange, COURSE_ID)
-            run_as(people[role], homes[role], "nbgrader", "fetch_assignment", ASSIGNMENT)
+            run_as(people[role], homes[role], "nbgrader", "fetch_assignment", ASSIGNMENT, env=students)
         yield {"people": people, "homes": homes, "exchange": exchange, "course": folder,
-               "inbound": exchange / COURSE_ID / "inbound"}
+               "inbound": exchange / COURSE_ID / "inbound", "students": students}
     finally:
         for login in people.values():
             accounts.remove(login)
@@ -97,7 +102,7 @@ def test_a_student_cannot_replace_read_or_remove_a_classmates_submission(term):
     answer(homes["carol"], carol, CAROL_ANSWER)
     answer(homes["bob"], bob, BOB_ANSWER)
     for role in ("carol", "bob"):
-        run_as(people[role], homes[role], "nbgrader", "submit", ASSIGNMENT)
+        run_as(people[role], homes[role], "nbgrader", "submit", ASSIGNMENT, env=term["students"])
     real = {p.name.split("+")[0]: p for p in inbound.iterdir()}
     mine = real[carol]
     print("Carol's submission folder:", oct(mine.stat().st_mode & 0o7777))

@@ -85,7 +85,9 @@ class HubUser:
             "parent_header": {}, "metadata": {}, "channel": "shell",
             "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
                         "allow_stdin": False, "stop_on_error": True}}))
-        out, error = [], None
+        # done when both the reply (shell) and the kernel's "idle" (iopub, after every output
+        # of this request) have come: the two channels are not ordered with each other
+        out, error, replied, idle = [], None, False, False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             message = await connection.read_message()
@@ -104,7 +106,11 @@ class HubUser:
                 error = message["content"]["ename"]
             elif kind == "status" and message["content"]["execution_state"] in ("restarting", "dead"):
                 return "".join(out), "DEAD"
+            elif kind == "status" and message["content"]["execution_state"] == "idle":
+                idle = True
             elif kind == "execute_reply":
+                replied = True
+            if replied and idle:
                 connection.close()
                 return "".join(out), error
         connection.close()
