@@ -26,7 +26,7 @@ import pytest
 import requests
 import yaml
 from support.lti_platform import INSTRUCTOR, LEARNER, Platform, form_of
-from support.servers import free_port
+from support.servers import extension_states, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -429,10 +429,7 @@ def test_the_student_image_builds_from_a_read_only_handout():
         listing = subprocess.run([str(prefix / "bin/python"), "-m", "jupyter_server", "extension", "list"],
                                  env={**env, "JUPYTER_CONFIG_DIR": str(config)}, cwd=home, capture_output=True,
                                  text=True, check=True, **as_student)
-        mine = listing.stdout + listing.stderr
-        mine = mine[mine.index(str(config)):].split("Config dir:")[0]
-        print(mine)
-        state = dict(re.findall(r"^\s+(\S+) \x1b\[\d+m(enabled|disabled)", mine, re.MULTILINE))
+        state = extension_states(listing.stdout + listing.stderr, config)
         assert state["course.validate"] == "enabled"
         assert state["nbgrader.server_extensions.validate_assignment"] == "disabled"
         assert state["nbgrader.server_extensions.formgrader"] == "disabled"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from support.servers import extension_states
 
 from authoring.build import ROOT, build, edited_files
 from course.server_settings import EXCHANGE_PLUGINS, INSTRUCTOR_PLUGINS
@@ -155,7 +156,6 @@ class Served:
 
     def printed(self):
         """The path of the address the command printed, once JupyterLab is up."""
-        import re
         import time
         for _ in range(240):
             found = re.search(rf"http://127.0.0.1:{self.port}(/\S*)\?token=", self.log.read_text())
@@ -219,10 +219,7 @@ def test_settings_in_an_environment_decide_over_nbgrader_own_enabling(tmp_path):
     listing = subprocess.run([sys.executable, "-m", "jupyter", "server", "extension", "list"],
                              capture_output=True, text=True, check=True,
                              env={**os.environ, "JUPYTER_CONFIG_DIR": str(prefix / "etc/jupyter")})
-    mine = listing.stdout + listing.stderr
-    mine = mine[mine.index(str(prefix)):].split("Config dir:")[0]
-    print(mine)
-    state = dict(re.findall(r"^\s+(\S+) \x1b\[\d+m(enabled|disabled)", mine, re.MULTILINE))
+    state = extension_states(listing.stdout + listing.stderr, prefix)
     assert state["course.validate"] == "enabled"
     assert state["nbgrader.server_extensions.validate_assignment"] == "disabled"
     assert state["nbgrader.server_extensions.formgrader"] == "disabled"

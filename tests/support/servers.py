@@ -99,3 +99,12 @@ def create_database(url, name):
     plain = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(plain, autocommit=True) as connection:  # CREATE DATABASE needs autocommit
         connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def extension_states(listing, config_dir):
+    """{server extension: "enabled" or "disabled"} that `jupyter server extension list` (its
+    output `listing`) gives for the configuration folder `config_dir`."""
+    import re
+    mine = listing[listing.index(str(config_dir)):].split("Config dir:")[0]
+    print(mine)
+    return dict(re.findall(r"^\s+(\S+) \x1b\[\d+m(enabled|disabled)", mine, re.MULTILINE))
