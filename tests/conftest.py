@@ -17,10 +17,10 @@ from support.course import (
 
 # `pytest -m "not slow"`, the fast subset the README names, leaves out what grades (the
 # `grader` fixture), starts a server, a browser or JupyterLab, builds the course or its
-# site, or re-executes notebooks: the modules below, any test using one of these fixtures,
-# and any test marked `@pytest.mark.slow` itself.
-SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_faults.py",
-                "test_first_hour.py", "test_gradebook_postgres.py", "test_grading.py",
+# site, runs every documented command line (test_commands), or re-executes notebooks: the modules
+# below, any test using one of these fixtures, and any test marked `@pytest.mark.slow` itself.
+SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_commands.py",
+                "test_faults.py", "test_first_hour.py", "test_gradebook_postgres.py", "test_grading.py",
                 "test_hostile.py", "test_hostile_install.py", "test_hostile_lab01.py",
                 "test_hostile_lab03.py", "test_instructor_commands.py", "test_intake.py",
                 "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py"}
