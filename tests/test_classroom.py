@@ -24,6 +24,7 @@ from shutil import which
 
 import pytest
 from support.browser import CHROMIUM, cells, run_all, type_into
+from support.hub_client import HubUser
 
 from authoring.build import ROOT
 
@@ -84,38 +85,41 @@ def classroom(tmp_path_factory):
                        check=False)
         raise
     print(out)
-    url = re.search(r"classroom running: (\S+)", out).group(1)
-    with open(state / "passwords.csv", encoding="utf-8") as listing:
-        logins = {("idle" if row["id"] == "carol" else row["language"]) if row["role"] == "student"
-                  else "instructor": row for row in csv.DictReader(listing)}
-    from hub_client import HubUser
-    carol = HubUser(url, logins["idle"]["login"], logins["idle"]["password"])
-    assert carol.log_in()
-    carol.api("POST", f"hub/api/users/{carol.login}/server")  # not waited for: it starts meanwhile
-    try:
+    try:  # from here on, whatever fails, the class is removed below
+        url = re.search(r"classroom running: (\S+)", out).group(1)
+        with open(state / "passwords.csv", encoding="utf-8") as listing:
+            logins = {("idle" if row["id"] == "carol" else row["language"]) if row["role"] == "student"
+                      else "instructor": row for row in csv.DictReader(listing)}
+        carol = HubUser(url, logins["idle"]["login"], logins["idle"]["password"])
+        assert carol.log_in()
+        carol.api("POST", f"hub/api/users/{carol.login}/server")  # not waited for: it starts meanwhile
         yield {"url": url, "people": logins, "state": state, "exchange": shared / "exchange",
                "student_env": shared / "student-env", "idle_since": time.monotonic()}
     finally:
-        refused = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
-                                  "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
-        assert refused.returncode and "not removed" in refused.stderr
-        assert all(accounts_exist(p["login"]) for p in logins.values())
-        homes = {key: pwd.getpwnam(p["login"]).pw_dir.lstrip("/") for key, p in logins.items()}
-        (Path("/") / homes["es"] / "kept.txt").write_text("her work")
-        backup = state / "backup.tar.gz"
-        print(run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
-                   "--backup", str(backup)], cwd="/"))
-        for person in logins.values():
-            assert not accounts_exist(person["login"])
-        with tarfile.open(backup) as archive:
-            names = archive.getnames()
-        teacher = homes["instructor"]
-        for kept in (f"{teacher}/autograd-by-hand/gradebook.db", f"{teacher}/autograd-by-hand/source",
-                     f"{homes['es']}/kept.txt"):
-            assert any(name.startswith(kept) for name in names), kept
-        print(f"the backup holds {len(names)} entries: the gradebook, the course folder, the students' work")
-        assert ROOT.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
-        shutil.rmtree(shared)
+        if "logins" not in locals():  # the set-up failed: remove the class, and let its error show
+            subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
+                            "--confirm", PREFIX], check=False)
+        else:
+            refused = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
+                                      "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
+            assert refused.returncode and "not removed" in refused.stderr
+            assert all(accounts_exist(p["login"]) for p in logins.values())
+            homes = {key: pwd.getpwnam(p["login"]).pw_dir.lstrip("/") for key, p in logins.items()}
+            (Path("/") / homes["es"] / "kept.txt").write_text("her work")
+            backup = state / "backup.tar.gz"
+            print(run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
+                       "--backup", str(backup)], cwd="/"))
+            for person in logins.values():
+                assert not accounts_exist(person["login"])
+            with tarfile.open(backup) as archive:
+                names = archive.getnames()
+            teacher = homes["instructor"]
+            for kept in (f"{teacher}/autograd-by-hand/gradebook.db", f"{teacher}/autograd-by-hand/source",
+                         f"{homes['es']}/kept.txt"):
+                assert any(name.startswith(kept) for name in names), kept
+            print(f"the backup holds {len(names)} entries: the gradebook, the course folder, the students' work")
+            assert ROOT.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
+            shutil.rmtree(shared)
 
 
 def accounts_exist(login):
@@ -365,7 +369,6 @@ def probe(page, shots, people, exchange):
 # ---- the class as a department runs it: nothing lost, students isolated, limits, Validate ----
 
 def hub_user(classroom, key):
-    from support.hub_client import HubUser
     person = classroom["people"][key]
     user = HubUser(classroom["url"], person["login"], person["password"])
     assert user.log_in(), f"{person['login']} could not log in"
@@ -476,7 +479,6 @@ def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(class
 
 
 def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom):
-    from support.hub_client import HubUser
     bob = classroom["people"]["en"]
     for _ in range(6):
         assert not HubUser(classroom["url"], bob["login"], "wrong").log_in()
@@ -503,7 +505,6 @@ def test_the_service_unit_says_whether_systemd_runs(classroom):
 def test_an_idle_server_is_culled(classroom):
     """Carol's server, started with the class and left idle, is stopped by
     jupyterhub-idle-culler after CULL_AFTER seconds (the class's --cull-after)."""
-    from hub_client import HubUser
     person = classroom["people"]["idle"]
     carol = HubUser(classroom["url"], person["login"], person["password"])
     assert carol.log_in()
