@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course.names import UNITS
 from grader.cohort.forking import environment
+from grader.demo import fill
 
 MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
@@ -72,12 +73,7 @@ def answered(folder, assignment, kind):
     source = nbformat.read(folder / "source" / assignment / name, 4)
     solution = [(c.metadata["nbgrader"]["grade_id"], c.source) for c in source.cells
                 if c.metadata.get("nbgrader", {}).get("solution")]
-    solution = dict({"honest": solution, "one-left": solution[1:], "unanswered": []}[kind])
-    for cell in release.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in solution:
-            cell.source = solution[grade_id]
-    return release
+    return fill(release, dict({"honest": solution, "one-left": solution[1:], "unanswered": []}[kind]))
 
 
 def notebook_name(folder, assignment):
