@@ -4,6 +4,7 @@ lives in tests/support/; this file only wires it to pytest.
 """
 import os
 import shutil
+import signal
 
 import pytest
 from support.course import (
@@ -25,6 +26,14 @@ SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_
                 "test_hostile_lab03.py", "test_instructor_commands.py", "test_intake.py",
                 "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py"}
 SLOW_FIXTURES = {"grader", "postgres", "course", "serial_theory03"}
+
+
+def pytest_configure(config):
+    """A run stopped with SIGTERM (a CI time limit, `kill`) unwinds like Ctrl-C, so the fixtures'
+    clean-up still runs: system users, servers and course copies are removed."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def pytest_collection_modifyitems(items):

@@ -36,7 +36,8 @@ pytestmark = [
                        reason="configurable-http-proxy is missing (npm install -g configurable-http-proxy)"),
     pytest.mark.skipif(os.geteuid() != 0, reason="the classroom makes system users: run as root"),
 ]
-PREFIX = os.environ.get("CLASSROOM_TEST_PREFIX", "zqcls")  # zqcls-...: unlikely to exist anywhere
+# unique to this run, so that users a killed run could not remove never block the next one
+PREFIX = os.environ.get("CLASSROOM_TEST_PREFIX", f"zq{os.getpid() % 100000}")
 MEMORY_MB = 1024  # each student's limit here (lab 01's kernel with torch fits; the attack takes twice)
 # idle seconds before the culler stops a server, set from the start (no restart to change it):
 # longer than any pause within a test (a hub restart included), shorter than the tests before
@@ -60,7 +61,7 @@ def run(command, **kwargs):
     return done.stdout
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
     """The classroom started once from a roster by the README's command, shared by every test;
     Carol's server started and left idle (the culling test's); removed at the end with

@@ -1,0 +1,39 @@
+"""A test run stopped with SIGTERM (a CI time limit, `kill PID`) still runs its fixtures' clean-up,
+as Ctrl-C does: a killed run must not leave system users or servers behind for the next one."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+WAITING_TEST = '''
+import pathlib, time, pytest
+
+@pytest.fixture(scope="session")
+def made():
+    pathlib.Path("made").write_text("made")
+    yield
+    pathlib.Path("removed").write_text("removed")
+
+def test_waits(made):
+    time.sleep(60)
+'''
+
+
+def test_sigterm_runs_the_session_fixtures_clean_up(tmp_path):
+    (tmp_path / "test_waiting.py").write_text(WAITING_TEST)
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "conftest", "-q", "-p", "no:cacheprovider",
+                            "test_waiting.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env={**os.environ, "PYTHONPATH": str(HERE)})
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "made").exists():
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0]
+        time.sleep(0.1)
+    run.send_signal(signal.SIGTERM)
+    output = run.communicate(timeout=60)[0]
+    print(output)
+    assert (tmp_path / "removed").exists(), "the fixture's clean-up did not run"
+    assert run.returncode != 0  # an interrupted run does not pass
