@@ -602,7 +602,14 @@ TOKEN = f"hostile-{os.getpid()}"  # names the private-fill case's files: HostGro
 
 
 def leftovers():
-    return set(glob.glob("/tmp/course-kernel-*")) | set(glob.glob("/tmp/course-scratch-*"))
+    """Kernel folders on the host whose grading process has ended (`/tmp/course-kernel-PID-...`):
+    the folders of a grading still running, another test's, are not left over."""
+    found = set()
+    for path in glob.glob("/tmp/course-kernel-*"):
+        maker = path.removeprefix("/tmp/course-kernel-").split("-")[0]
+        if not (maker.isdigit() and os.path.exists(f"/proc/{maker}")):
+            found.add(path)
+    return found
 
 
 def corpus_course(grader, listener, names):
