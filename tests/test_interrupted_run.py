@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).parent
 
 WAITING_TEST = '''
@@ -23,10 +25,11 @@ def test_waits(made):
 '''
 
 
-def test_sigterm_runs_the_session_fixtures_clean_up(tmp_path):
+@pytest.mark.parametrize("processes", ["0", "2"])  # in this process, or in pytest-xdist's workers
+def test_sigterm_runs_the_session_fixtures_clean_up(tmp_path, processes):
     (tmp_path / "test_waiting.py").write_text(WAITING_TEST)
     run = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "conftest", "-q", "-p", "no:cacheprovider",
-                            "test_waiting.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            "-n", processes, "test_waiting.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, env={**os.environ, "PYTHONPATH": str(HERE)})
     deadline = time.monotonic() + 60
     while not (tmp_path / "made").exists():
