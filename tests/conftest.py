@@ -7,6 +7,7 @@ import shutil
 import signal
 
 import pytest
+from support.alone import done, share
 from support.course import (
     GENERATED,
     UNITS,
@@ -34,35 +35,38 @@ def pytest_configure(config):
     def interrupt(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
     signal.signal(signal.SIGTERM, interrupt)
+    share(config)
 
 
-# The suite runs in two processes (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml):
-# much of it waits on servers, kernels and browsers, and two processes fill two cores. A module's
-# tests stay in one process, with its fixtures; modules that share a costly session fixture go
-# together (theory03's cohort graded by stock nbgrader, `serial_theory03`); the longest are handed
-# out first, so that no process is left alone with a long one at the end.
-TOGETHER = {"test_hostile.py": "serial-theory03", "test_cohort.py": "serial-theory03",
-            "test_gradebook_postgres.py": "serial-theory03"}
-LONGEST_FIRST = ["serial-theory03", "test_classroom.py", "test_browser.py", "test_grading.py",
+def pytest_unconfigure(config):
+    done()
+
+
+# The suite runs in two processes (pytest-xdist, `-n 2 --dist loadfile` in pyproject.toml): much
+# of it waits on servers, kernels and browsers, and two processes fill two cores. A module's tests
+# stay in one process, with its fixtures. The longest modules are handed out first, so that no process
+# is left alone with a long one at the end; the classroom's last, as it runs alone (support/alone.py).
+LONGEST_FIRST = ["test_hostile.py", "test_cohort.py", "test_browser.py", "test_grading.py",
                  "test_hostile_lab03.py", "test_hostile_lab01.py", "test_faults.py",
                  "test_formgrader_browser.py", "test_student_setup.py", "test_same_verdicts.py",
-                 "test_exchange_isolation.py", "test_hostile_install.py"]
+                 "test_exchange_isolation.py", "test_hostile_install.py", "test_gradebook_postgres.py"]
+LAST = ["test_classroom.py"]
 
 
-def group_of(item):
-    name = item.path.name if item.path.suffix == ".py" else str(item.path.relative_to(item.config.rootpath))
-    return TOGETHER.get(name, name)
+def place_of(item):
+    """Where the item's module goes in the queue: the longest first, the classroom's last."""
+    name = item.path.name
+    if name in LAST:
+        return len(LONGEST_FIRST) + 1
+    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
         if item.path.suffix == ".ipynb" or item.path.name in SLOW_MODULES \
                 or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-        item.add_marker(pytest.mark.xdist_group(group_of(item)))
-    rank = {group: place for place, group in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(group_of(item), len(rank)))  # stable: a module keeps its order
+    items.sort(key=place_of)  # a stable sort: each module's tests stay together, in their order
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,8 @@
 - `corpus`: the hostile corpus as named records (`Case`, `GradedCorpus`), its limits;
 - `cohort`: stand-ins for nbgrader's grading process, and a local Dask cluster;
 - `servers`: PostgreSQL on loopback, free ports;
-- `browser`: JupyterLab driven in Chromium.
+- `browser`: JupyterLab driven in Chromium;
+- `alone`: the classroom's test waits until the run's other processes have finished.
 
 Tests import them as `support.X` (tests/ is on sys.path under pytest); a benchmark as
 `tests.support.X`, so these modules import each other relatively.
