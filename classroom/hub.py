@@ -86,12 +86,14 @@ def configure(c, state_folder):
         "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, "en")),
     }
     python = state["python"]
+    # the culler's rounds and the hub's activity updates every tenth of the idle time (10 s to
+    # 5 min): a server is stopped at most a fifth late, and both are cheap requests
+    every = max(10, min(300, settings["cull_after"] // 10))
     c.JupyterHub.services = [{"name": CULLER, "command": [
-        python, "-m", "jupyterhub_idle_culler", f"--timeout={settings['cull_after']}",
-        f"--cull-every={max(10, min(300, settings['cull_after'] // 2))}"]}]
+        python, "-m", "jupyterhub_idle_culler", f"--timeout={settings['cull_after']}", f"--cull-every={every}"]}]
     c.JupyterHub.load_roles = [{"name": CULLER, "services": [CULLER], "scopes": [
         "list:users", "read:users:activity", "read:servers", "delete:servers"]}]
-    c.JupyterHub.last_activity_interval = max(10, min(300, settings["cull_after"] // 4))
+    c.JupyterHub.last_activity_interval = every
 
 
 def home_of(spawner):

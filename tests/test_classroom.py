@@ -512,7 +512,8 @@ def test_an_idle_server_is_culled(classroom):
     carol = HubUser(classroom["url"], person["login"], person["password"])
     assert carol.log_in()
     log = classroom["state"] / "hub.log"
-    # ready, idle CULL_AFTER s, then the culler's next round (every CULL_AFTER / 2 s)
+    # ready, idle CULL_AFTER s (the hub learns of activity every CULL_AFTER / 10 s), then the
+    # culler's next round (every CULL_AFTER / 10 s)
     deadline = classroom["idle_since"] + 240 + 2 * CULL_AFTER
     while not culled(log, carol.login) and time.monotonic() < deadline:
         time.sleep(5)
