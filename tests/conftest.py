@@ -7,15 +7,14 @@ import shutil
 import signal
 
 import pytest
-from support.alone import done, share
 from support.course import (
-    GENERATED,
     UNITS,
     Course,
     Grader,
     course_folder,
     ordinary_user,
 )
+from support.processes import done, once, share
 
 # `pytest -m "not slow"`, the fast subset the README names, leaves out what grades (the
 # `grader` fixture), starts a server, a browser or JupyterLab, builds the course or its
@@ -45,7 +44,7 @@ def pytest_unconfigure(config):
 # The suite runs in two processes (pytest-xdist, `-n 2 --dist loadfile` in pyproject.toml): much
 # of it waits on servers, kernels and browsers, and two processes fill two cores. A module's tests
 # stay in one process, with its fixtures. The longest modules are handed out first, so that no process
-# is left alone with a long one at the end; the classroom's last, as it runs alone (support/alone.py).
+# is left alone with a long one at the end; the classroom's last, as it runs alone (support/processes.py).
 LONGEST_FIRST = ["test_hostile.py", "test_cohort.py", "test_browser.py", "test_grading.py",
                  "test_hostile_lab03.py", "test_hostile_lab01.py", "test_faults.py",
                  "test_formgrader_browser.py", "test_student_setup.py", "test_same_verdicts.py",
@@ -76,14 +75,6 @@ def grader():
     who.close()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def generated_copies():
-    """Removes, at the end, the course copies Course.generate made once for the session."""
-    yield
-    for folder in GENERATED.values():
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @pytest.fixture(scope="session")
 def postgres():
     """The SQLAlchemy URL of an empty database on a real PostgreSQL server of its own
@@ -97,16 +88,14 @@ def postgres():
 
 @pytest.fixture(scope="session")
 def serial_theory03(grader):
-    """theory03's small cohort graded serially by stock nbgrader, once per session
-    (tests/support/cohort.py): the course copy."""
+    """theory03's small cohort graded serially by stock nbgrader, once for the run
+    (tests/support/cohort.py): the course copy (removed at the end by support/processes.py)."""
     from support.cohort import serial_theory03
 
     from grader.sandbox.kernel import sandbox_available
     if not sandbox_available():
         pytest.skip("bubblewrap is not installed: grading runs sandboxed")
-    copy = serial_theory03(grader)
-    yield copy
-    shutil.rmtree(copy.root, ignore_errors=True)
+    return Course.at(once("serial-theory03", lambda: serial_theory03(grader).root), grader)
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,9 @@ from pathlib import Path
 from shutil import which
 
 import pytest
-from support.alone import alone
 from support.browser import CHROMIUM, cells, run_all, type_into
 from support.hub_client import HubUser
+from support.processes import alone
 
 from authoring.build import ROOT
 
@@ -67,7 +67,7 @@ def classroom(tmp_path_factory):
     """The classroom started once from a roster by the README's command, shared by every test;
     Carol's server started and left idle (the culling test's); removed at the end with
     `classroom remove` (its backup checked, users gone)."""
-    alone()  # the class hides the checkout that every other test runs from (support/alone.py)
+    alone()  # the class hides the checkout that every other test runs from (support/processes.py)
     # not under pytest's tmp_path: another pytest run as root may delete old ones meanwhile
     shared = Path(tempfile.mkdtemp(prefix="classroom-test-"))  # students reach the exchange in it
     shared.chmod(0o755)

@@ -1,7 +1,7 @@
 """How the suite's processes behave. A test run stopped with SIGTERM (a CI time limit, `kill PID`)
 still runs its fixtures' clean-up, as Ctrl-C does: a killed run must not leave system users or servers
 behind for the next one. Under pytest-xdist, the classroom's test waits until every other process of
-the run has finished (tests/support/alone.py)."""
+the run has finished (tests/support/processes.py)."""
 import os
 import signal
 import subprocess
@@ -47,7 +47,7 @@ def test_sigterm_runs_the_session_fixtures_clean_up(tmp_path, processes):
 PROCESS = """
 import pathlib, sys, time
 from types import SimpleNamespace
-from support.alone import alone, done, share
+from support.processes import alone, done, share
 share(SimpleNamespace(workerinput={"testrunuid": sys.argv[1]}))
 finished = pathlib.Path(sys.argv[3])
 if sys.argv[2] == "works":

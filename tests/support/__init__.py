@@ -8,7 +8,8 @@
 - `cohort`: stand-ins for nbgrader's grading process, and a local Dask cluster;
 - `servers`: PostgreSQL on loopback, free ports;
 - `browser`: JupyterLab driven in Chromium;
-- `alone`: the classroom's test waits until the run's other processes have finished.
+- `processes`: what the run's processes share under pytest-xdist (folders made once for the
+  run; the classroom's test runs alone).
 
 Tests import them as `support.X` (tests/ is on sys.path under pytest); a benchmark as
 `tests.support.X`, so these modules import each other relatively.

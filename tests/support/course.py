@@ -24,6 +24,8 @@ from course.names import LANGUAGES, assignment
 # the demo builds its cohort with these too (one copy); the tests take `fill` from here
 from grader.demo import fill, solved  # noqa: F401
 
+from .processes import once
+
 UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in names.UNITS}
 ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
 
@@ -129,23 +131,32 @@ class Course:
         if generated:
             self.generate(*generated)
 
+    @classmethod
+    def at(cls, root, grader):
+        """The course copy already at `root` (made by another fixture, or another test process)."""
+        course = cls.__new__(cls)
+        course.root, course.grader = Path(root), grader
+        return course
+
     def generate(self, *assignments):
         """`nbgrader generate_assignment A --force` for each of `assignments`, in this copy.
-        Stock nbgrader runs once per session for each set of assignments (`GENERATED`), in a
-        copy of its own; a later copy takes what it wrote (release/ and the gradebook), the
-        same bytes, without paying seconds per copy for starting nbgrader again."""
+        Stock nbgrader runs once for the whole run for each set of assignments, in a copy of its
+        own (support/processes.py); a later copy takes what it wrote (release/ and the gradebook),
+        the same bytes, without paying seconds per copy for starting nbgrader again."""
         key = tuple(sorted(assignments))
-        if key not in GENERATED:
-            first = Course(course_folder(), self.grader)
+
+        def first():
+            copy = Course(course_folder(), self.grader)
             for pattern in one_glob(key):
-                done = first.nbgrader("generate_assignment", pattern, "--force")
+                done = copy.nbgrader("generate_assignment", pattern, "--force")
                 assert done.returncode == 0, done.stderr[-3000:]
-            GENERATED[key] = first.root
+            return copy.root
+        generated = once("generated-" + "+".join(key), first)
         for name in assignments:
             shutil.rmtree(self.root / "release" / name)
-            shutil.copytree(GENERATED[key] / "release" / name, self.root / "release" / name)
+            shutil.copytree(generated / "release" / name, self.root / "release" / name)
             self.grader.own(self.root / "release" / name)
-        shutil.copy(GENERATED[key] / "gradebook.db", self.root / "gradebook.db")
+        shutil.copy(generated / "gradebook.db", self.root / "gradebook.db")
         self.grader.own(self.root / "gradebook.db")
 
     def nbgrader(self, *arguments, check=True):
@@ -198,9 +209,6 @@ class Course:
     def autograded(self, assignment, student):
         return nbformat.read(self.root / "autograded" / student / assignment
                              / f"{unit_of(assignment)}.ipynb", 4)
-
-
-GENERATED = {}  # assignments -> a course copy where stock nbgrader generated them (Course.generate)
 
 
 def one_glob(assignments):
