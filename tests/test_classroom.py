@@ -490,17 +490,24 @@ def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(class
         shoot(page, tmp_path, "es-validate-missing")
         close_dialog(page)
         page.click(".jp-BreadCrumbs-home")  # lab 03, as she opens it: from the file browser
-        page.dblclick(f".jp-DirListing-item:has(.jp-DirListing-itemText:text-is('{BONUS_UNIT}-es'))")
-        page.dblclick(f".jp-DirListing-item:has(.jp-DirListing-itemText:text-is('{BONUS_UNIT}.ipynb'))")
-        page.wait_for_selector(f".lm-TabBar-tab.jp-mod-current:has-text('{BONUS_UNIT}.ipynb')", timeout=60_000)
+        try:
+            for name in (f"{BONUS_UNIT}-es", f"{BONUS_UNIT}.ipynb"):  # an item reads "lab03-eshace 21 s"
+                page.locator(".jp-DirListing-item").filter(has_text=re.compile("^" + re.escape(name))).dblclick()
+            page.wait_for_selector(f".lm-TabBar-tab.jp-mod-current:has-text('{BONUS_UNIT}.ipynb')", timeout=60_000)
+        except playwright.Error:
+            shoot(page, tmp_path, "es-file-browser-failed")
+            raise AssertionError("lab 03 could not be opened from the file browser, which listed "
+                                 f"{page.locator('.jp-DirListing-item').all_text_contents()}") from None
         notebook_shown(page)
         bonus_passed, bonus = validate(page)
         shoot(page, tmp_path, "es-validate-blank-bonus")
         browser.close()
     print("Validate, every graded test cell deleted:", missing[:1500])
     print(f"Validate, {BONUS_UNIT} answered but for its bonus:", bonus[:300])
-    assert not passed and "falta esta celda calificada" in missing and "Success" not in missing
-    assert "cópiala de ~/theory03-es-original.ipynb" in missing and "El cuaderno publicado" in missing
+    said = " ".join(missing.split())  # the dialog's lines joined
+    assert not passed and "falta esta celda calificada" in said and "Success" not in said
+    assert "cópiala de ~/theory03-es-original.ipynb y pégala aquí" in said
+    assert "El cuaderno publicado está fuera de tu carpeta personal" in said and "en un terminal" in said
     assert bonus_passed and "Success" in bonus, bonus
     # the command the dialog gives, run as she would in a terminal (her server's sandbox): the
     # copy holds every graded cell she deleted
