@@ -452,10 +452,10 @@ def test_a_kernel_over_its_memory_is_stopped_and_the_server_answers(classroom):
 
 def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(classroom, tmp_path):
     """Ana fetches theory03-es, deletes every graded test cell and turns nbgrader's Validate on
-    in her own ~/.jupyter. In Chromium, the hub's Validate is still the course's: it names the
-    missing cells (not nbgrader's "Success") and where the original cells are, through a copy
-    of the released notebook whose command works in her kernel; lab 03, answered but for its
-    0-point bonus exercise (opened from the file browser): Success."""
+    in her own ~/.jupyter. In Chromium, the hub's Validate is the course's: lab 03, answered
+    but for its 0-point bonus exercise, gets Success; theory 03 (opened from the file browser)
+    gets the missing cells named (not nbgrader's "Success") and where the original cells are,
+    a copy of the released notebook whose command, given in the dialog, works in her kernel."""
     ana = hub_user(classroom, "es")
     ana.start_server()
     kernel = ana.start_kernel()
@@ -483,24 +483,26 @@ def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(class
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=["--no-sandbox", "--disable-dev-shm-usage"])
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        # lab 03 first, alone (?reset: none of the notebooks an earlier test left open), so that
+        # its Validate (torch and mypy in a new kernel) has her memory limit to itself
         page, _ = log_in(context, classroom["url"], classroom["people"]["es"], tmp_path, "es-validate",
-                         then=f"/user/{ana.login}/lab/tree/theory03-es/theory03.ipynb")
-        notebook_shown(page)
-        passed, missing = validate(page)
-        shoot(page, tmp_path, "es-validate-missing")
-        close_dialog(page)
-        page.click(".jp-BreadCrumbs-home")  # lab 03, as she opens it: from the file browser
-        try:
-            for name in (f"{BONUS_UNIT}-es", f"{BONUS_UNIT}.ipynb"):  # an item reads "lab03-eshace 21 s"
-                page.locator(".jp-DirListing-item").filter(has_text=re.compile("^" + re.escape(name))).dblclick()
-            page.wait_for_selector(f".lm-TabBar-tab.jp-mod-current:has-text('{BONUS_UNIT}.ipynb')", timeout=60_000)
-        except playwright.Error:
-            shoot(page, tmp_path, "es-file-browser-failed")
-            raise AssertionError("lab 03 could not be opened from the file browser, which listed "
-                                 f"{page.locator('.jp-DirListing-item').all_text_contents()}") from None
+                         then=f"/user/{ana.login}/lab/tree/{BONUS_UNIT}-es/{BONUS_UNIT}.ipynb?reset")
         notebook_shown(page)
         bonus_passed, bonus = validate(page)
         shoot(page, tmp_path, "es-validate-blank-bonus")
+        close_dialog(page)
+        page.click(".jp-BreadCrumbs-home")  # then theory 03, as she opens it: from the file browser
+        try:
+            for name in ("theory03-es", "theory03.ipynb"):  # an item reads "theory03-eshace 21 s"
+                page.locator(".jp-DirListing-item").filter(has_text=re.compile("^" + re.escape(name))).dblclick()
+            page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:has-text('theory03.ipynb')", timeout=60_000)
+        except playwright.Error:
+            shoot(page, tmp_path, "es-file-browser-failed")
+            raise AssertionError("theory 03 could not be opened from the file browser, which listed "
+                                 f"{page.locator('.jp-DirListing-item').all_text_contents()}") from None
+        notebook_shown(page)
+        passed, missing = validate(page)
+        shoot(page, tmp_path, "es-validate-missing")
         browser.close()
     print("Validate, every graded test cell deleted:", missing[:1500])
     print(f"Validate, {BONUS_UNIT} answered but for its bonus:", bonus[:300])
