@@ -603,6 +603,12 @@ MESSAGES = {
         "es": "esta celda calificada se ha modificado: al corregir se repone la original, así que tu "
               "cambio no cuenta. Deshazlo (la original está en {release})",
     },
+    "validate_copy_release": {
+        "en": "The released notebook lies outside your home folder, where JupyterLab cannot open it: make "
+              "{copy}, your copy of it, in a Terminal (File > New > Terminal) with\n    {command}",
+        "es": "El cuaderno publicado está fuera de tu carpeta personal y JupyterLab no puede abrirlo: haz "
+              "{copy}, tu copia, en un terminal (Archivo > Nuevo > Terminal) con\n    {command}",
+    },
     "validate_partial": {
         "en": "passed some but not all of its checks",
         "es": "superó algunas de sus comprobaciones, pero no todas",

@@ -4,7 +4,7 @@
 
 The source of the cell the function was defined in (IPython keeps it; a function
 from a file gives its own source) is checked after the plain imports of the
-notebook's setup cell, with minigrad (typed) on mypy's path. mypy's cache is
+notebook's setup cell, with minigrad (typed) on mypy's path (`search_folder`). mypy's cache is
 this process's own (a private temporary folder, removed at exit): the visible
 test and the hidden check read the standard library's stubs once, not twice.
 Each problem is mypy's own line, its line number counted in the cell.
@@ -26,15 +26,31 @@ HEADER = ("import cmath, inspect, math, re, warnings\n"
           "from typing import Any\n"
           "from minigrad import Value\n")
 LINE = re.compile(r"^<string>:(\d+):")
-_cache = []  # this process's cache folder, once made
+_folders = {}  # this process's own folders, each made once
+
+
+def own_folder(name):
+    """A folder of this process's own, removed when it exits."""
+    if name not in _folders:
+        _folders[name] = tempfile.mkdtemp(prefix=f"course-mypy-{name}-")
+        atexit.register(shutil.rmtree, _folders[name], True)
+    return _folders[name]
 
 
 def cache_folder():
-    """A folder of this process's own for mypy's cache, removed when it exits."""
-    if not _cache:
-        _cache.append(tempfile.mkdtemp(prefix="course-mypy-"))
-        atexit.register(shutil.rmtree, _cache[0], True)
-    return _cache[0]
+    """mypy's cache."""
+    return own_folder("cache")
+
+
+def search_folder():
+    """mypy's MYPYPATH: a folder of this process's own holding a link to minigrad. Not the
+    folder minigrad lies in: where it is installed (a hub's students' environment, an
+    image), that is site-packages, which mypy refuses on its path with a warning on stderr,
+    and stderr fails the test cell."""
+    folder = Path(own_folder("path"))
+    if not (folder / "minigrad").is_symlink():
+        (folder / "minigrad").symlink_to(Path(minigrad.__file__).resolve().parent, target_is_directory=True)
+    return str(folder)
 
 
 def mypy_strict(function):
@@ -49,9 +65,8 @@ def mypy_strict(function):
     except (OSError, TypeError) as error:
         return [f"source not found: {error}"]
     offset = HEADER.count("\n")
-    search_path = str(Path(minigrad.__file__).resolve().parent.parent)
     saved = os.environ.get("MYPYPATH")
-    os.environ["MYPYPATH"] = search_path
+    os.environ["MYPYPATH"] = search_folder()
     try:
         report, errors, _ = api.run(["--strict", f"--cache-dir={cache_folder()}", "--no-error-summary",
                                      "--config-file=", "-c", HEADER + textwrap.dedent(source)])

@@ -19,6 +19,7 @@ it unchanged. This module is also a Jupyter server extension: student mode
 """
 import html
 import re
+import shlex
 import sys
 import textwrap
 from pathlib import Path
@@ -89,18 +90,40 @@ def structure(notebook, release):
         return [(Path(notebook).name, say("unreadable", lang, error=type(error).__name__))]
     reference = nbformat.read(str(release), as_version=4)
     labels = exercises(reference)
+    original, how = _shown_path(release), _how_to_copy(release, lang)
     for grade_id, cell in graded(reference).items():
         title = f"{labels[grade_id]} ({grade_id})"
         if grade_id not in mine:
-            problems.append((title, say("validate_missing", lang, release=_shown_path(release))))
+            problems.append((title, say("validate_missing", lang, release=original) + how))
         elif not utils.is_solution(cell) and utils.compute_checksum(mine[grade_id]) != utils.compute_checksum(cell):
-            problems.append((title, say("validate_altered", lang, release=_shown_path(release))))
+            problems.append((title, say("validate_altered", lang, release=original) + how))
+        else:
+            continue
+        how = ""  # said once, with the first cell to put back
     return problems
 
 
+def _installed(release):
+    """Whether `release` is the environment's own copy (a hub's), not a course folder's."""
+    return Path(release).is_relative_to(Path(sys.prefix) / INSTALLED_COURSE)
+
+
 def _shown_path(release):
-    """release/<assignment>/<notebook>, as the student finds it in the course folder."""
+    """Where the student opens the original cells: release/<assignment>/<notebook> in her
+    course folder; on a hub, her own copy of the environment's release notebook, in her home
+    (the environment's lies outside it, and JupyterLab opens only what is in her home)."""
+    if _installed(release):
+        return f"~/{Path(release).parent.name}-original.ipynb"
     return "/".join(Path(release).parts[-3:])
+
+
+def _how_to_copy(release, lang):
+    """On a hub, the Terminal command that makes the copy `_shown_path` names; else nothing."""
+    if not _installed(release):
+        return ""
+    copy = _shown_path(release)
+    return "\n" + say("validate_copy_release", lang, copy=copy,
+                      command=f"cp {shlex.quote(str(release))} {copy}")
 
 
 def failures(notebook, log=None):
@@ -137,8 +160,10 @@ def check(notebook, release=None, log=None):
 
 
 def _wrapped(text, width=100):
-    """`text` in lines that fit the Validate dialog (it shows errors unwrapped)."""
-    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ") for line in text.splitlines())
+    """`text` in lines that fit the Validate dialog (it shows errors unwrapped); an indented
+    line is a command to copy, left whole."""
+    return "\n".join(line if line.startswith(" ") else textwrap.fill(line, width, subsequent_indent="  ")
+                     for line in text.splitlines())
 
 
 def release_of(notebook, work):

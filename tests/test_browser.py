@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support.browser import CHROMIUM, run_all, type_into
+from support.browser import CHROMIUM, close_dialog, run_all, type_into, validate
 from support.servers import free_port
 
 from authoring.build import ROOT
@@ -124,20 +124,6 @@ EXERCISE = {"en": "Exercise", "es": "Ejercicio"}
 def error_texts(page):
     return page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']") \
         .evaluate_all("els => els.map(e => e.textContent)")
-
-
-def validate(page):
-    """Click Validate; (passed, the dialog's text). The dialog is closed again."""
-    page.click(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate') jp-button")
-    page.wait_for_selector(".jp-Dialog #validation-message", timeout=240_000)
-    message = page.locator(".jp-Dialog #validation-message")
-    passed, said = "validation-success" in message.get_attribute("class"), message.text_content()
-    return passed, said
-
-
-def close_dialog(page):
-    page.click(".jp-Dialog .jp-mod-accept")
-    page.wait_for_selector(".jp-Dialog", state="detached")
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -19,11 +19,12 @@ import sys
 import tarfile
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 from shutil import which
 
 import pytest
-from support.browser import CHROMIUM, cells, run_all, type_into
+from support.browser import CHROMIUM, cells, close_dialog, run_all, type_into, validate
 from support.hub_client import HubUser
 from support.processes import alone
 
@@ -54,6 +55,7 @@ REASON = {"es": "falta el camino a través de f", "en": "write your code here"}
 SCORE_WORD = {"es": "Puntuación", "en": "Score"}  # the feedback's words are the student's language
 SCORE = {"es": ("0.0", "12.0"), "en": ("3.0", "12.0")}
 GRADIENTS_CELL = 10  # theory03's gradients() answer cell (tests/test_theory03.py keeps the layout)
+BONUS_UNIT = "lab03"  # one bonus exercise, worth 0 points; its kernel is lighter than lab 01's
 
 
 def run(command, **kwargs):
@@ -149,10 +151,11 @@ def memory_mb(login, kind="Pss"):
     return round(total / 1024)
 
 
-def log_in(context, url, person, shots, lang):
-    """Log in through the hub's login page; the page and the seconds until JupyterLab showed."""
+def log_in(context, url, person, shots, lang, then=None):
+    """Log in through the hub's login page (then open `then`, a path on the hub, in the same
+    page load); the page and the seconds until JupyterLab showed."""
     page = context.new_page()
-    page.goto(url + "hub/login")
+    page.goto(url + "hub/login" + (f"?next={urllib.parse.quote(then)}" if then else ""))
     page.fill("#username_input", person["login"])
     page.fill("#password_input", person["password"])
     shoot(page, shots, f"{lang}-1-login")
@@ -449,10 +452,12 @@ def test_a_kernel_over_its_memory_is_stopped_and_the_server_answers(classroom):
     assert error is None and "STILL 2" in out
 
 
-def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(classroom):
-    """Ana fetches theory03-es, deletes every graded test cell and validates through her server:
-    the course's message (the missing cells named), not nbgrader's "Success"; her own
-    ~/.jupyter enabling nbgrader's Validate changes nothing."""
+def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(classroom, tmp_path):
+    """Ana fetches theory03-es, deletes every graded test cell and turns nbgrader's Validate on
+    in her own ~/.jupyter. In Chromium, the hub's Validate is the course's: lab 03, answered
+    but for its 0-point bonus exercise, gets Success; theory 03 (opened from the file browser)
+    gets the missing cells named (not nbgrader's "Success") and where the original cells are,
+    a copy of the released notebook whose command, given in the dialog, works in her kernel."""
     ana = hub_user(classroom, "es")
     ana.start_server()
     kernel = ana.start_kernel()
@@ -469,16 +474,89 @@ def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(class
             "print('EDITED')\n")
     out, error = ana.run(kernel, code)
     assert error is None and "EDITED" in out, out
+    answered_but_the_bonus(f"{BONUS_UNIT}-es", Path(pwd.getpwnam(ana.login).pw_dir), ana.login)
     ana.api("DELETE", f"hub/api/users/{ana.login}/server")  # a new server reads the settings again
     for _ in range(60):
         if not ana.server():
             break
         time.sleep(1)
     ana.start_server()
-    answer = ana.validate("theory03-es/theory03.ipynb")
-    print("Validate said:", json.dumps(answer)[:600])
-    assert answer["success"] is True and answer["value"] != "Success"
-    assert "falta esta celda calificada" in json.dumps(answer, ensure_ascii=False)
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        # lab 03 first, alone (?reset: none of the notebooks an earlier test left open), so that
+        # its Validate (torch and mypy in a new kernel) has her memory limit to itself
+        page, _ = log_in(context, classroom["url"], classroom["people"]["es"], tmp_path, "es-validate",
+                         then=f"/user/{ana.login}/lab/tree/{BONUS_UNIT}-es/{BONUS_UNIT}.ipynb?reset")
+        notebook_shown(page)
+        bonus_passed, bonus = validate(page)
+        shoot(page, tmp_path, "es-validate-blank-bonus")
+        close_dialog(page)
+        page.click(".jp-BreadCrumbs-home")  # then theory 03, as she opens it: from the file browser
+        try:
+            for name in ("theory03-es", "theory03.ipynb"):  # an item reads "theory03-eshace 21 s"
+                page.locator(".jp-DirListing-item").filter(has_text=re.compile("^" + re.escape(name))).dblclick()
+            page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:has-text('theory03.ipynb')", timeout=60_000)
+        except playwright.Error:
+            shoot(page, tmp_path, "es-file-browser-failed")
+            raise AssertionError("theory 03 could not be opened from the file browser, which listed "
+                                 f"{page.locator('.jp-DirListing-item').all_text_contents()}") from None
+        notebook_shown(page)
+        passed, missing = validate(page)
+        shoot(page, tmp_path, "es-validate-missing")
+        browser.close()
+    print("Validate, every graded test cell deleted:", missing[:1500])
+    print(f"Validate, {BONUS_UNIT} answered but for its bonus:", bonus[:300])
+    said = " ".join(missing.split())  # the dialog's lines joined
+    assert not passed and "falta esta celda calificada" in said and "Success" not in said
+    assert "cópiala de ~/theory03-es-original.ipynb y pégala aquí" in said
+    assert "El cuaderno publicado está fuera de tu carpeta personal" in said and "en un terminal" in said
+    assert bonus_passed and "Success" in bonus, bonus
+    # the command the dialog gives, run as she would in a terminal (her server's sandbox): the
+    # copy holds every graded cell she deleted
+    command = re.search(r"^ +(cp \S+ ~/[\w.-]+?-original\.ipynb)", missing, re.MULTILINE).group(1)
+    out, error = ana.run(ana.start_kernel(), (
+        "import subprocess, os, nbformat\nos.chdir(os.path.expanduser('~'))\n"
+        f"done = subprocess.run(['bash', '-c', {command!r}], capture_output=True, text=True)\n"
+        "copy = nbformat.read('theory03-es-original.ipynb', as_version=4)\n"
+        "print('TESTS', done.returncode, done.stderr, sorted(c.metadata['nbgrader']['grade_id'] for c in copy.cells "
+        "if c.metadata.get('nbgrader', {}).get('grade') and not c.metadata['nbgrader'].get('solution')))\n"))
+    print("the dialog's command, in her kernel:", command, out)
+    assert error is None and "TESTS 0 " in out, out
+    named = set(re.findall(r"\((theory03-[a-z0-9-]+)\)", missing))
+    assert named and all(repr(grade_id) in out for grade_id in named), (named, out)
+
+
+def notebook_shown(page):
+    """Wait until the notebook in front has its cells and an idle kernel (Python 3 chosen if
+    JupyterLab asks which kernel, as a student picks)."""
+    page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell", timeout=90_000)
+    try:
+        page.click(".jp-Dialog .jp-mod-accept", timeout=3_000)
+    except playwright.Error:
+        pass
+    page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator"
+                           "[data-status=idle]", timeout=90_000)
+
+
+def answered_but_the_bonus(assignment, home, login):
+    """<home>/<assignment>/, the release notebook with every answer of source/ but the bonuses'
+    (written as root, who reads the solutions; owned by `login`)."""
+    import nbformat
+    unit = assignment.rsplit("-", 1)[0]
+    solved = nbformat.read(ROOT / "source" / assignment / f"{unit}.ipynb", 4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solved.cells
+               if c.metadata.get("nbgrader", {}).get("solution") and "bonus" not in c.metadata["nbgrader"]["grade_id"]}
+    nb = nbformat.read(ROOT / "release" / assignment / f"{unit}.ipynb", 4)
+    for cell in nb.cells:
+        cell.source = answers.get(cell.metadata.get("nbgrader", {}).get("grade_id"), cell.source)
+    folder = home / assignment
+    folder.mkdir()
+    nbformat.write(nb, folder / f"{unit}.ipynb")
+    user = pwd.getpwnam(login)
+    for path in (folder, folder / f"{unit}.ipynb"):
+        os.chown(path, user.pw_uid, user.pw_gid)
 
 
 def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom):

@@ -51,3 +51,18 @@ def type_into(page, index, code):
     cell.locator(".cm-content").click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(code)
+
+
+def validate(page):
+    """Click the shown notebook's Validate; (passed, the dialog's text), the dialog left open."""
+    page.click(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-NotebookPanel-toolbar "
+               ".jp-Toolbar-item:has-text('Validate') jp-button")
+    page.wait_for_selector(".jp-Dialog #validation-message", timeout=240_000)
+    message = page.locator(".jp-Dialog #validation-message")
+    passed, said = "validation-success" in message.get_attribute("class"), message.text_content()
+    return passed, said
+
+
+def close_dialog(page):
+    page.click(".jp-Dialog .jp-mod-accept")
+    page.wait_for_selector(".jp-Dialog", state="detached")
