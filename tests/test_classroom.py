@@ -88,6 +88,7 @@ def classroom(tmp_path_factory):
     except BaseException:
         subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
                        check=False)
+        shutil.rmtree(shared, ignore_errors=True)
         raise
     print(out)
     try:  # from here on, whatever fails, the class is removed below
@@ -104,6 +105,7 @@ def classroom(tmp_path_factory):
         if "logins" not in locals():  # the set-up failed: remove the class, and let its error show
             subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
                             "--confirm", PREFIX], check=False)
+            shutil.rmtree(shared, ignore_errors=True)
         else:
             refused = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
                                       "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
