@@ -206,11 +206,12 @@ def report(assignment, n, runs, scores, stock_cores, steps):
     stock_scores = next(iter(scores.values()))
     print(f"\n== {assignment}: {n} submissions ({', '.join(MIX)} in turns)")
     for name, seconds in runs.items():
-        differ = sorted(s for s in stock_scores if scores[name].get(s) != stock_scores[s])
+        differ = ", ".join(f"{s} {scores[name].get(s):g}" for s in sorted(stock_scores)
+                           if scores[name].get(s) != stock_scores[s])
         print(f"  {name:52s} {seconds:7.1f} s  {seconds / n:5.2f} s each  "
               f"{PROJECTED} in {PROJECTED * seconds / n / 60:5.1f} min  "
               f"{stock / seconds:4.2f}x stock  "
-              f"{'scores as stock' if not differ else 'scores differ: ' + ', '.join(differ)}")
+              f"{'scores as stock' if not differ else 'scores differ: ' + differ}")
     print("  stock's scores:", ", ".join(f"{s} {v:g}" for s, v in sorted(stock_scores.items())))
     print(f"  cores busy on average during stock serial grading: {stock_cores:.2f} "
           f"(so at most {os.cpu_count() / stock_cores:.2f}x stock on {os.cpu_count()} cores)")
