@@ -206,7 +206,7 @@ def report(assignment, n, runs, scores, stock_cores, steps):
     stock_scores = next(iter(scores.values()))
     print(f"\n== {assignment}: {n} submissions ({', '.join(MIX)} in turns)")
     for name, seconds in runs.items():
-        differ = ", ".join(f"{s} {scores[name].get(s):g}" for s in sorted(stock_scores)
+        differ = ", ".join(f"{s} {scores[name].get(s)}" for s in sorted(stock_scores)
                            if scores[name].get(s) != stock_scores[s])
         print(f"  {name:52s} {seconds:7.1f} s  {seconds / n:5.2f} s each  "
               f"{PROJECTED} in {PROJECTED * seconds / n / 60:5.1f} min  "
