@@ -1,7 +1,8 @@
 """How fast a cohort is graded, unit by unit: a benchmark that prints its figures (not a test).
 
     python benchmarks/cohort_speed.py [--units theory03 lab01 lab03] [--students 6]
-                                      [--workers N] [--serial] [--dask] [--plot FILE.png]
+                                      [--workers N] [--serial] [--dask] [--graceful]
+                                      [--plot FILE.png]
 
 In one temporary course copy, for each unit (its English assignment), the same
 cohort (honest work, one exercise left as handed out, nothing answered, in
@@ -15,10 +16,13 @@ turns) is graded, each run from scratch (`--force`), side by side:
 4. with --dask: the same command with `--scheduler`: the kernels on a Dask
    cluster of N single-threaded worker processes started on this machine
    (loopback), so what it measures is Dask's overhead over local parallel
-   grading; across machines the cluster adds their cores.
+   grading; across machines the cluster adds their cores;
+5. with --graceful: the parallel command with each kernel shut down gracefully
+   (nbclient's default) instead of killed at once, for what the kill saves.
 
 For each it prints the cost per submission and the time 300 submissions would
-take at that rate; then the ratio to stock serial, the peak memory of one
+take at that rate, and whether every student's score is the one stock gave; then
+the ratio to stock serial, the peak memory of one
 worker (its grading process and its kernel) and where one submission's time
 goes (benchmarks/grading_steps.py: process start and imports, sandbox set-up,
 kernel start, the notebook's cells, hidden evidence, the grader's decisions,
@@ -45,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 from course.names import UNITS
 from grader.cohort.forking import environment
 from grader.demo import fill
+from grader.reports.report import cohort
 
 MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
@@ -166,36 +171,48 @@ def plot(path, rates, title):
 
 
 def measure(folder, assignment, n, arguments):
-    """Seconds for the whole cohort, each way, and one submission's steps."""
+    """Seconds for the whole cohort, each way, each way's scores, and one submission's steps."""
     ours_config = (folder / "nbgrader_config.py").read_text()
     nbgrader(folder, "autograde", assignment, "--student=s000-honest", "--force")  # warm-up
-    runs = {}
+    runs, scores = {}, {}
+
+    def run(name, seconds):
+        runs[name] = seconds
+        scores[name] = {row["student"]: row["score"] for row in cohort(folder, assignment)[1]}
     (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
     cpu = cpu_seconds()
-    runs["stock serial nbgrader autograde (unsandboxed)"] = nbgrader(
-        folder, "autograde", assignment, "--force")
+    run("stock serial nbgrader autograde (unsandboxed)", nbgrader(
+        folder, "autograde", assignment, "--force"))
     stock_cores = (cpu_seconds() - cpu) / runs["stock serial nbgrader autograde (unsandboxed)"]
     (folder / "nbgrader_config.py").write_text(ours_config)
     if arguments.serial:
-        runs["our serial nbgrader autograde (sandboxed)"] = nbgrader(
-            folder, "autograde", assignment, "--force")
-    runs[f"our python -m grader grade --workers {arguments.workers}"] = grade_command(
-        folder, assignment, arguments.workers)
+        run("our serial nbgrader autograde (sandboxed)", nbgrader(
+            folder, "autograde", assignment, "--force"))
+    if arguments.graceful:
+        run("ours, kernels shut down gracefully", grade_command(
+            folder, assignment, arguments.workers, "--GradingExecute.shutdown_kernel=graceful"))
+    run(f"our python -m grader grade --workers {arguments.workers}", grade_command(
+        folder, assignment, arguments.workers))
     if arguments.dask:
         with local_dask(arguments.workers) as address:
-            runs[f"ours on Dask ({arguments.workers} local workers)"] = grade_command(
-                folder, assignment, arguments.workers, f"--scheduler={address}")
+            run(f"ours on Dask ({arguments.workers} local workers)", grade_command(
+                folder, assignment, arguments.workers, f"--scheduler={address}"))
     steps = steps_of_one(folder, assignment, "s000-honest")
-    return runs, stock_cores, steps
+    return runs, scores, stock_cores, steps
 
 
-def report(assignment, n, runs, stock_cores, steps):
+def report(assignment, n, runs, scores, stock_cores, steps):
     stock = next(iter(runs.values()))
+    stock_scores = next(iter(scores.values()))
     print(f"\n== {assignment}: {n} submissions ({', '.join(MIX)} in turns)")
     for name, seconds in runs.items():
+        differ = ", ".join(f"{s} {scores[name].get(s)}" for s in sorted(stock_scores)
+                           if scores[name].get(s) != stock_scores[s])
         print(f"  {name:52s} {seconds:7.1f} s  {seconds / n:5.2f} s each  "
               f"{PROJECTED} in {PROJECTED * seconds / n / 60:5.1f} min  "
-              f"{stock / seconds:4.2f}x stock")
+              f"{stock / seconds:4.2f}x stock  "
+              f"{'scores as stock' if not differ else 'scores differ: ' + differ}")
+    print("  stock's scores:", ", ".join(f"{s} {v:g}" for s, v in sorted(stock_scores.items())))
     print(f"  cores busy on average during stock serial grading: {stock_cores:.2f} "
           f"(so at most {os.cpu_count() / stock_cores:.2f}x stock on {os.cpu_count()} cores)")
     memory = {k: v for k, v in steps.items() if k.startswith("peak MiB")}
@@ -219,6 +236,8 @@ def main():
     parser.add_argument("--serial", action="store_true",
                         help="also our serial nbgrader autograde (the sandbox's overhead)")
     parser.add_argument("--dask", action="store_true", help="also on a local Dask cluster")
+    parser.add_argument("--graceful", action="store_true",
+                        help="also our parallel command with kernels shut down gracefully")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also draw submissions per minute as a bar chart")
     arguments = parser.parse_args()
@@ -234,11 +253,11 @@ def main():
         shutil.rmtree(folder, ignore_errors=True)
     print(f"{os.cpu_count()} cores, load average (1 min) at the end {os.getloadavg()[0]:.2f}, "
           "shared with other work")
-    for assignment, (runs, stock_cores, steps) in results.items():
-        report(assignment, n, runs, stock_cores, steps)
+    for assignment, (runs, scores, stock_cores, steps) in results.items():
+        report(assignment, n, runs, scores, stock_cores, steps)
     if arguments.plot:
         rates = {f"{a}: {name.split(' (')[0]}": 60 * n / seconds
-                 for a, (runs, _, _) in results.items() for name, seconds in runs.items()}
+                 for a, (runs, _, _, _) in results.items() for name, seconds in runs.items()}
         plot(arguments.plot, rates, f"{n} submissions a unit, {os.cpu_count()} cores, "
                                     f"load {os.getloadavg()[0]:.1f}")
         print(f"wrote {arguments.plot}")

@@ -1,5 +1,6 @@
 """The sandbox's own promises, beyond what the hostile corpus shows."""
 import os
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -84,3 +85,59 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
         assert course.score(ASSIGNMENT, "memfd_hold") == 12
     finally:
         shutil.rmtree(course.root, ignore_errors=True)
+
+
+def processes_of(uid):
+    """Processes (zombies included: they still count against a process limit) of user `uid`."""
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            status = Path(entry.path, "status").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if any(line.split()[1:2] == [str(uid)] for line in status.splitlines() if line.startswith("Uid:")):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not sandbox_available(),
+                    reason="a kernel user of its own needs root and bubblewrap")
+def test_a_kernel_killed_at_once_leaves_nothing_for_the_next_one(tmp_path):
+    """Without a cgroup the process limit is counted per user. A fork bomb's kernel killed
+    at once must leave no process of its user behind when its release returns, else the
+    next kernel of that user (the next submission's, or a dead kernel's replacement)
+    cannot start threads or fork."""
+    import asyncio
+
+    from grader.demo import FORK_BOMB
+    from grader.sandbox.uids import UID_BASE, in_use
+
+    uid = UID_BASE + 1_000_000 + os.getpid()  # apart from the worker slots' ids
+    assert not in_use(uid)
+    tmp_path.chmod(0o755)
+
+    async def run(code):
+        manager = SandboxedKernelManager(use_cgroup=False, uid=uid, process_limit=64)
+        manager.submission_folder = str(tmp_path)
+        await manager.start_kernel(cwd=str(tmp_path))
+        client = manager.client()
+        client.start_channels()
+        printed = []
+        try:
+            await client.wait_for_ready(timeout=60)
+            manager.seal_private()
+            await client.execute_interactive(code, timeout=60, output_hook=lambda msg: printed.append(
+                msg["content"].get("text", "")))
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+        return "".join(printed)
+
+    print(asyncio.run(run(FORK_BOMB)).strip())
+    left = processes_of(uid)
+    print("processes of the kernel's user left after the release:", len(left))
+    assert left == []
+    text = asyncio.run(run("import os\nfor _ in range(8):\n    if os.fork() == 0:\n        os._exit(0)\n"
+                           "    os.wait()\nprint('forked 8')"))
+    assert "forked 8" in text, text
+    assert processes_of(uid) == []

@@ -27,7 +27,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, Unicode
+from traitlets import Integer, Unicode, default
 
 from course.i18n import say
 from course.names import known_language
@@ -83,6 +83,12 @@ class GradingExecute(Execute):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         super().__init__(*args, **kwargs)
+
+    @default("shutdown_kernel")
+    def _kill_at_once(self):
+        # the outputs are in: a graceful shutdown would only wait (about a second, more
+        # under load); the sandbox's release waits until its processes are gone
+        return "immediate"
 
     # ---- budgets: output and time ----
 

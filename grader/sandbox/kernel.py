@@ -35,6 +35,7 @@ from traitlets import Bool, Integer, Unicode
 from course.student import SEED_VARIABLE
 from grader.sandbox import seccomp
 from grader.sandbox.cgroups import PREFIX, KernelGroup, maker_is_gone
+from grader.sandbox.namespace_init import NamespaceInit
 
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
 KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
@@ -42,6 +43,7 @@ GRADER_PACKAGES = ("grader", "authoring")  # never visible to student code
 PROJECT = "autograd_by_hand"  # the installed distribution's name, as its dist-info folder spells it
 WORKDIR = "/submission"
 SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
+REAP_SECONDS = 20  # the longest a released sandbox's processes are waited for
 ENVIRONMENT = ("PYDEVD_DISABLE_FILE_VALIDATION",)  # passed through if set
 MISSING_TOOL = (
     "bubblewrap (bwrap) is not installed, so student code would run with your own "
@@ -142,7 +144,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         remove_leftovers_once(self.cgroup_parent if self.use_cgroup else None)
         self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.connection_file = str(self._private / "kernel.json")
-        self._group = None
+        self._group = self._init = None
         if self.sandbox:
             self.transport = "ipc"
             self.ip = str(self._private / "ipc")
@@ -167,6 +169,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         private = getattr(self, "_private", None)
         if not self.sandbox or private is None or not private.exists():
             return
+        self.note_namespace_init()
         self._connect_control_socket()
         control = zmq.Socket.shadow(self._control_socket.underlying)  # a blocking view of it
         asked = self.session.send(control, "kernel_info_request", {})
@@ -257,14 +260,33 @@ class SandboxedKernelManager(AsyncKernelManager):
     # whether the kernel was killed for its memory: read before the group goes
     was_out_of_memory = False
 
+    def note_namespace_init(self):
+        """Find the sandbox's pid namespace init while bubblewrap still lives (it is
+        bubblewrap's child only until then), for release_sandbox to wait on."""
+        process = getattr(self.provisioner, "process", None)
+        if self.sandbox and getattr(self, "_init", None) is None and process is not None \
+                and process.poll() is None:
+            self._init = NamespaceInit.child_of(process.pid)
+
+    async def _async_shutdown_kernel(self, now=False, restart=False):
+        self.note_namespace_init()
+        await super()._async_shutdown_kernel(now=now, restart=restart)
+
+    shutdown_kernel = _async_shutdown_kernel  # what nbclient calls
+
     def release_sandbox(self):
         """Remove everything this kernel had on the host: its cgroup (killing what
-        is left in it) and its private folder. Called for dead kernels too, which
-        jupyter_client's own cleanup does not reach."""
+        is left in it) and its private folder, and wait until every process of its
+        sandbox is gone, so that the next kernel (the next submission's, or a dead
+        kernel's replacement) never meets them under a shared process limit. Called
+        for dead kernels too, which jupyter_client's own cleanup does not reach."""
         group, self._group = getattr(self, "_group", None), None
         if group is not None:
             self.was_out_of_memory = self.was_out_of_memory or group.out_of_memory()
             group.remove()
+        init, self._init = getattr(self, "_init", None), None
+        if init is not None and not init.wait_gone(REAP_SECONDS):
+            self.log.warning("a killed kernel's sandbox still had processes after %s s", REAP_SECONDS)
         private = getattr(self, "_private", None)
         if private is not None:
             shutil.rmtree(private, ignore_errors=True)
