@@ -41,7 +41,7 @@ from support.course import (
 
 from grader.reports.report import shape_of
 from grader.sandbox.kernel import sandbox_available
-from grader.sandbox.uids import UID_BASE
+from grader.sandbox.uids import SLOT_IDS_PER_RUN, UID_BASE, WORKER_UID_BASE
 
 pytestmark = pytest.mark.skipif(not sandbox_available(),
                                 reason="bubblewrap is not installed: grading runs sandboxed")
@@ -113,8 +113,8 @@ def test_fork_bomb_beside_honest_work(graded, assignment):
                 for name in ("a-fork-bomb", "a-honest")}
     if AS_ROOT[assignment]:  # graded at the same moment, each as a user of its own
         assert "a user of their own" in runs[assignment].stderr
-        assert {d.split("as user id ")[1].split(",")[0] for d in defences} == \
-            {str(UID_BASE), str(UID_BASE + 1)}
+        ids = sorted(int(d.split("as user id ")[1].split(",")[0]) for d in defences)
+        assert ids[1] == ids[0] + 1 and (ids[0] - UID_BASE) % SLOT_IDS_PER_RUN == 0, ids  # one run's block
         assert all("rlimits only" in d for d in defences)
     else:
         assert all("cgroup v" in d for d in defences), defences
@@ -302,6 +302,7 @@ def test_without_cgroups_an_ordinary_user_grades_one_at_a_time(monkeypatch, tmp_
     how = cohort_module.plan(tmp_path, 4, [])
     assert how.workers == 1 and "share one process limit" in how.note
     monkeypatch.setattr(cohort_module.os, "geteuid", lambda: 0)
+    monkeypatch.setattr("grader.sandbox.uids.LOCKS", tmp_path / "locks")  # no other run holds a block here
     how = cohort_module.plan(tmp_path, 3, [])
     assert how.workers == 3 and [o[0].rsplit("=", 1)[1] for o in how.slot_options] == \
         [str(UID_BASE + k) for k in range(3)]
@@ -485,7 +486,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
 def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
     from grader.cohort import cluster
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
-    assert cluster.worker_uid({}) == UID_BASE + os.getpid()
+    assert cluster.worker_uid({}) == WORKER_UID_BASE + os.getpid()
     assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 1000)
     assert cluster.worker_uid({}) is None

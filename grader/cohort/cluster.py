@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from grader.plugins.archives import member_refusal
-from grader.sandbox.uids import UID_BASE, in_use
+from grader.sandbox.uids import WORKER_UID_BASE, in_use
 
 # what the worker takes from this machine's configuration: the limits and the sandbox
 CONFIG_SECTIONS = ("Execute", "GradingExecute", "SandboxedKernelManager")
@@ -102,7 +102,7 @@ def worker_uid(settings):
     processes never share one. None when not root."""
     if os.geteuid() != 0 or "uid" in settings.get("SandboxedKernelManager", {}):
         return None
-    uid = UID_BASE + os.getpid()  # see grader/sandbox/uids.py
+    uid = WORKER_UID_BASE + os.getpid()  # see grader/sandbox/uids.py
     if in_use(uid):
         raise RuntimeError(f"user id {uid} is in use on this worker: grader.sandbox.uids.UID_BASE "
                            "must name unused ones")

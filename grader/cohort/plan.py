@@ -1,10 +1,10 @@
 """How kernels graded at the same moment are kept apart: a cgroup each, else (as root) a user id
-per worker slot (grader/sandbox/uids.py), else one submission at a time."""
+per worker slot, none another run holds (grader/sandbox/uids.py), else one submission at a time."""
 import os
 from dataclasses import dataclass, field
 
 from grader.config import load_config
-from grader.sandbox.uids import UID_BASE, in_use
+from grader.sandbox.uids import in_use, slot_uids
 
 
 @dataclass
@@ -31,7 +31,7 @@ def plan(root, workers, options):
     if group is not None:
         return Plan(workers, note="each kernel in a cgroup of its own")
     if os.geteuid() == 0:
-        uids = [UID_BASE + slot for slot in range(workers)]  # see grader/sandbox/uids.py
+        uids = slot_uids(workers)  # see grader/sandbox/uids.py
         if any(in_use(uid) for uid in uids):
             raise SystemExit(f"user ids {uids[0]}..{uids[-1]} are in use on this machine; "
                              "grader.sandbox.uids.UID_BASE must name unused ones")
