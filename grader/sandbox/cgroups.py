@@ -88,6 +88,14 @@ def delegate_v2(base, controllers, leaf=GRADER_LEAF):
     (base / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in controllers))
 
 
+def limit_v1(memory, pids, memory_bytes, max_processes):
+    """v1 groups' memory (memory and swap together, where swap is counted) and process limits."""
+    (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+    if (memory / "memory.memsw.limit_in_bytes").exists():
+        (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+    (pids / "pids.max").write_text(str(max_processes))
+
+
 def limit_v2(folder, memory_bytes, max_processes):
     """A v2 group's memory (no swap, where swap is counted) and process limits."""
     (folder / "memory.max").write_text(str(memory_bytes))
@@ -130,12 +138,7 @@ class KernelGroup:
                 folder = base / name
                 folder.mkdir()
                 folders.append(folder)
-            memory, pids = folders
-            (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
-            swap = memory / "memory.memsw.limit_in_bytes"
-            if swap.exists():
-                swap.write_text(str(memory_bytes))
-            (pids / "pids.max").write_text(str(max_processes))
+            limit_v1(*folders, memory_bytes, max_processes)
         except OSError:
             KernelGroup(folders, 1).remove()
             raise
