@@ -12,6 +12,8 @@ from pathlib import Path
 
 from classroom import hub
 
+# Delegate: on cgroup v2 the hub makes each student's group under the unit's own
+# cgroup (classroom/spawner.py); systemd then leaves that part of the tree to it.
 UNIT = """[Unit]
 Description=The class {name} (JupyterHub, python -m classroom)
 After=network-online.target
@@ -23,6 +25,7 @@ PIDFile={state}/hub.pid
 ExecStart={python} -m classroom start --state {state}
 ExecStop={python} -m classroom stop --state {state}
 KillMode=process
+Delegate=memory pids cpu
 Restart=on-failure
 RestartSec=5
 TimeoutStartSec=300

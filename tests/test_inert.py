@@ -80,6 +80,7 @@ def test_cgroup_v2_delegation_writes_the_limits(tmp_path, monkeypatch):
     base = tmp_path / "user.slice" / "scope"
     base.mkdir(parents=True)
     (tmp_path / "cgroup.controllers").write_text("memory pids")
+    (base / "cgroup.controllers").write_text("memory pids")  # delegated to the grader's cgroup
     (base / "cgroup.subtree_control").write_text("")
     (base / "cgroup.procs").write_text("4242\n")
     group, why = KernelGroup.create(2 << 30, 512, root=tmp_path)

@@ -9,6 +9,7 @@ root, or by an ordinary user in a part of the tree delegated to them (as
 works, `KernelGroup.create` returns None and says why; the sandbox then falls
 back to rlimits.
 """
+import errno
 import os
 import re
 import signal
@@ -17,7 +18,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
-GRADER_LEAF = "course-grader"  # cgroup v2: where the grader's own processes move (see _create_v2)
+GRADER_LEAF = "course-grader"  # cgroup v2: where the grader's own processes move (see delegate_v2)
 PREFIX = "course-kernel-"  # a kernel group's name: PREFIX, the pid of the process that made it, a tag
 
 
@@ -59,6 +60,50 @@ def version(root=ROOT):
     return None
 
 
+def v2_base(parent="", root=ROOT, leaf=GRADER_LEAF):
+    """cgroup v2: the folder this process makes its groups in: its own cgroup (or the
+    one above it, once it has moved into `leaf`: groups go beside the leaf, never
+    inside it), then `parent`."""
+    own = Path(own_path("").strip("/"))
+    if own.name == leaf:
+        own = own.parent
+    return root / own / parent
+
+
+def delegate_v2(base, controllers, leaf=GRADER_LEAF):
+    """Enable `controllers` for the groups made in `base`. cgroup v2 lets a group hand
+    controllers to its children only when no process lives in it: the processes in
+    `base` (this one) move into `leaf` first. OSError where the machine does not
+    delegate the controllers to `base`."""
+    missing = set(controllers) - set((base / "cgroup.controllers").read_text().split())
+    if missing:
+        raise OSError(errno.ENOENT, f"{' '.join(sorted(missing))} not delegated to {base}")
+    if set(controllers) <= set((base / "cgroup.subtree_control").read_text().split()):
+        return
+    pids = (base / "cgroup.procs").read_text().split()
+    if pids:
+        (base / leaf).mkdir(exist_ok=True)
+        for pid in pids:
+            (base / leaf / "cgroup.procs").write_text(pid)
+    (base / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in controllers))
+
+
+def limit_v1(memory, pids, memory_bytes, max_processes):
+    """v1 groups' memory (memory and swap together, where swap is counted) and process limits."""
+    (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+    if (memory / "memory.memsw.limit_in_bytes").exists():
+        (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+    (pids / "pids.max").write_text(str(max_processes))
+
+
+def limit_v2(folder, memory_bytes, max_processes):
+    """A v2 group's memory (no swap, where swap is counted) and process limits."""
+    (folder / "memory.max").write_text(str(memory_bytes))
+    if (folder / "memory.swap.max").exists():
+        (folder / "memory.swap.max").write_text("0")
+    (folder / "pids.max").write_text(str(max_processes))
+
+
 class KernelGroup:
     """The cgroup(s) of one kernel: where its first process writes its pid."""
 
@@ -93,12 +138,7 @@ class KernelGroup:
                 folder = base / name
                 folder.mkdir()
                 folders.append(folder)
-            memory, pids = folders
-            (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
-            swap = memory / "memory.memsw.limit_in_bytes"
-            if swap.exists():
-                swap.write_text(str(memory_bytes))
-            (pids / "pids.max").write_text(str(max_processes))
+            limit_v1(*folders, memory_bytes, max_processes)
         except OSError:
             KernelGroup(folders, 1).remove()
             raise
@@ -106,27 +146,12 @@ class KernelGroup:
 
     @classmethod
     def _create_v2(cls, memory_bytes, max_processes, parent, root):
-        own = Path(own_path("").strip("/"))
-        if own.name == GRADER_LEAF:  # moved there by an earlier kernel's grading (below):
-            own = own.parent         # kernels go beside the leaf, never one level deeper
-        base = root / own / parent
-        enabled = set((base / "cgroup.subtree_control").read_text().split())
-        if not {"memory", "pids"} <= enabled:
-            # cgroup v2 lets a group hand controllers to children only when no
-            # process lives in it: move this grader into a leaf of its own first
-            if (base / "cgroup.procs").read_text().split():
-                leaf = base / GRADER_LEAF
-                leaf.mkdir(exist_ok=True)
-                for pid in (base / "cgroup.procs").read_text().split():
-                    (leaf / "cgroup.procs").write_text(pid)
-            (base / "cgroup.subtree_control").write_text("+memory +pids")
+        base = v2_base(parent, root)
+        delegate_v2(base, ("memory", "pids"))
         folder = base / group_name()
         folder.mkdir()
         try:
-            (folder / "memory.max").write_text(str(memory_bytes))
-            if (folder / "memory.swap.max").exists():
-                (folder / "memory.swap.max").write_text("0")
-            (folder / "pids.max").write_text(str(max_processes))
+            limit_v2(folder, memory_bytes, max_processes)
         except OSError:
             KernelGroup([folder], 2).remove()
             raise
@@ -140,9 +165,7 @@ class KernelGroup:
             if found == 1:
                 return [(1, root / c / own_path(c).strip("/") / parent) for c in ("memory", "pids")]
             if found == 2:
-                own = Path(own_path("").strip("/"))
-                own = own.parent if own.name == GRADER_LEAF else own
-                return [(2, root / own / parent)]
+                return [(2, v2_base(parent, root))]
         except (OSError, LookupError):
             pass
         return []
