@@ -30,11 +30,24 @@ _folders = {}  # this process's own folders, each made once
 
 
 def own_folder(name):
-    """A folder of this process's own, removed when it exits."""
+    """A folder of this process's own, removed when it exits; those of this user's processes
+    that ended without exiting (a kernel killed) are removed when the next one is made."""
     if name not in _folders:
-        _folders[name] = tempfile.mkdtemp(prefix=f"course-mypy-{name}-")
+        remove_orphans(name)
+        _folders[name] = tempfile.mkdtemp(prefix=f"course-mypy-{name}-{os.getpid()}-")
         atexit.register(shutil.rmtree, _folders[name], True)
     return _folders[name]
+
+
+def remove_orphans(name):
+    for folder in Path(tempfile.gettempdir()).glob(f"course-mypy-{name}-*-*"):
+        maker = folder.name.split("-")[3]
+        try:
+            mine = folder.lstat().st_uid == os.geteuid() and folder.is_dir() and not folder.is_symlink()
+        except OSError:
+            continue
+        if mine and maker.isdigit() and not Path(f"/proc/{maker}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def cache_folder():

@@ -192,11 +192,14 @@ def test_feedback_never_shows_hidden_tests(graded, feedback):
 
 def test_grading_refuses_to_start_without_bubblewrap(grader):
     course = Course(course_folder(), grader, generated=(ASSIGNMENT,))
-    course.submit("someone", ASSIGNMENT, course.solved(ASSIGNMENT))
-    result = course.nbgrader("autograde", ASSIGNMENT, "--SandboxedKernelManager.bwrap=/no/bwrap",
-                             check=False)
-    assert "apt-get install bubblewrap" in result.stdout + result.stderr
-    assert not (course.root / "autograded" / "someone").exists()
+    try:
+        course.submit("someone", ASSIGNMENT, course.solved(ASSIGNMENT))
+        result = course.nbgrader("autograde", ASSIGNMENT, "--SandboxedKernelManager.bwrap=/no/bwrap",
+                                 check=False)
+        assert "apt-get install bubblewrap" in result.stdout + result.stderr
+        assert not (course.root / "autograded" / "someone").exists()
+    finally:
+        shutil.rmtree(course.root, ignore_errors=True)
 
 
 def test_tracebacks_quoting_hidden_tests_are_not_kept(graded):

@@ -1,4 +1,5 @@
 """Lab 03 outside the notebook: the reference gradcheck command and the sign-bug context manager."""
+import os
 import re
 import shutil
 import subprocess
@@ -581,3 +582,22 @@ def test_the_build_draws_the_same_suspect_every_time_and_a_student_at_random(mon
     assert drawn[0] == drawn[1] and drawn[0].startswith("(")
     monkeypatch.delenv("COURSE_BUILD", raising=False)
     assert len({_drawn[suspect_engine()] for _ in range(30)}) > 1
+
+
+def test_mypy_folders_of_a_killed_kernel_are_removed_by_the_next_one(tmp_path, monkeypatch):
+    """course/strict.py removes its folders at exit; a kernel killed never exits, so the next
+    process removes the folders of this user's processes that have ended (not a live one's)."""
+    import tempfile
+
+    from course import strict
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    orphan = tmp_path / f"course-mypy-cache-{ended}-abc"
+    living = tmp_path / f"course-mypy-cache-{os.getppid()}-def"
+    for folder in (orphan, living):
+        (folder / "3.11").mkdir(parents=True)
+    monkeypatch.setattr(strict, "_folders", {})
+    made = Path(strict.cache_folder())
+    assert not orphan.exists() and living.exists() and made.exists()
+    assert made.name.startswith(f"course-mypy-cache-{os.getpid()}-")

@@ -1,5 +1,6 @@
 """The sandbox's own promises, beyond what the hostile corpus shows."""
 import os
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -46,16 +47,20 @@ def test_grading_as_root_drops_the_kernel_to_nobody():
     as_root.user, as_root.cgroup_parent, as_root.delegated = None, "", []
     as_root.home = __import__("pathlib").Path(course_folder())
     course = Course(course_folder(), as_root, generated=(ASSIGNMENT,))
-    nb = course.solved(ASSIGNMENT)
-    nb.cells.insert(4, __import__("nbformat").v4.new_code_cell("import os\nprint('kernel uid', os.getuid())"))
-    course.submit("ana", ASSIGNMENT, nb)
-    result = course.autograde(ASSIGNMENT)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert course.score(ASSIGNMENT, "ana") == 12
-    graded = course.autograded(ASSIGNMENT, "ana")
-    assert "kernel uid 65534" in "".join(o.get("text", "") for o in graded.cells[4].outputs)
-    assert "as nobody" in graded.metadata["course"]["grading"]["defences"]
-    assert all(verdict_text(c).startswith("✔") for c in graded_cells(graded).values())
+    try:
+        nb = course.solved(ASSIGNMENT)
+        nb.cells.insert(4, __import__("nbformat").v4.new_code_cell("import os\nprint('kernel uid', os.getuid())"))
+        course.submit("ana", ASSIGNMENT, nb)
+        result = course.autograde(ASSIGNMENT)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert course.score(ASSIGNMENT, "ana") == 12
+        graded = course.autograded(ASSIGNMENT, "ana")
+        assert "kernel uid 65534" in "".join(o.get("text", "") for o in graded.cells[4].outputs)
+        assert "as nobody" in graded.metadata["course"]["grading"]["defences"]
+        assert all(verdict_text(c).startswith("✔") for c in graded_cells(graded).values())
+    finally:
+        for folder in (course.root, as_root.home):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
@@ -63,7 +68,6 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
     """Without a cgroup nothing counts a memfd's pages (3 GiB were held that way as an
     ordinary user): the sandbox's seccomp filter refuses the call, and the submission
     still gets its score. Stock autograde, by the tests' grading user."""
-    import shutil
 
     from support.corpus import CASES
     from support.hostile import printed
