@@ -35,7 +35,7 @@ import psutil
 import requests
 import websocket  # websocket-client, a dependency of jupyter_server
 
-from classroom import accounts, course
+from classroom import course
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL_TIMEOUT = 300  # seconds one cell may take before it counts as a failure
@@ -161,7 +161,8 @@ def start_class(students, prefix, unit, work):
     state = work / "state"
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", prefix,
-                           "--exchange", str(work / "exchange"), "--state", str(state), "--units", unit],
+                           "--exchange", str(work / "exchange"), "--student-env", str(work / "student-env"),
+                           "--state", str(state), "--units", unit],
                           cwd=ROOT, capture_output=True, text=True, check=False, timeout=1200)
     print(done.stdout[-2000:], done.stderr[-2000:], sep="\n")
     if done.returncode:
@@ -173,13 +174,13 @@ def start_class(students, prefix, unit, work):
     return url, state, people
 
 
-def stop_class(state, logins):
-    """Stop the class, then remove every user this run made (whatever `stop` keeps)."""
-    done = subprocess.run([sys.executable, "-m", "classroom", "stop", "--state", str(state)], cwd=ROOT,
-                          capture_output=True, text=True, check=False, timeout=600)
+def remove_class(state, prefix, work):
+    """`classroom remove`: the hub stopped, every user and group this run made removed, the
+    checkout's mode given back (its backup goes into `work`, removed after)."""
+    done = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", prefix,
+                           "--backup", str(work / "backup.tar.gz")], cwd=ROOT, capture_output=True, text=True,
+                          check=False, timeout=600)
     print(done.stdout[-500:], done.stderr[-500:], sep="\n")
-    for login in logins:
-        accounts.remove(login)
 
 
 def report(students, wall):
@@ -230,10 +231,8 @@ def main(argv=None):
     work.chmod(0o755)  # the students reach the exchange inside it
     assignment = f"{arguments.unit}-en"
     notebook = next((ROOT / "release" / assignment).glob("*.ipynb"))
-    logins = []
     try:
         url, _, people = start_class(arguments.students, arguments.prefix, arguments.unit, work)
-        logins = [p["login"] for p in people]
         students = [Student(url, p["login"], p["password"], assignment, "en") for p in people
                     if p["role"] == "student"]
         started = time.monotonic()
@@ -245,7 +244,7 @@ def main(argv=None):
         report(students, time.monotonic() - started)
     finally:
         if (work / "state").exists():
-            stop_class(work / "state", logins)
+            remove_class(work / "state", arguments.prefix, work)
         shutil.rmtree(work, ignore_errors=True)
 
 
