@@ -39,6 +39,9 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     done()
+    from course.strict import remove_orphans
+    for name in ("cache", "path"):  # lab 03's mypy folders of kernels killed at once (nbval's)
+        remove_orphans(name)
 
 
 # The suite runs in two processes (pytest-xdist, `-n 2 --dist loadfile` in pyproject.toml): much
