@@ -46,8 +46,16 @@ def remove_orphans(name):
             mine = folder.lstat().st_uid == os.geteuid() and folder.is_dir() and not folder.is_symlink()
         except OSError:
             continue
-        if mine and maker.isdigit() and not Path(f"/proc/{maker}").exists():
+        if mine and maker.isdigit() and not running(maker):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def running(pid):
+    """Is process `pid` running (a zombie, killed but not yet waited for, is not)?"""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def cache_folder():

@@ -4,6 +4,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -593,11 +594,17 @@ def test_mypy_folders_of_a_killed_kernel_are_removed_by_the_next_one(tmp_path, m
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                            text=True, check=True).stdout.strip()
+    killed = subprocess.Popen([sys.executable, "-c", "pass"])  # ends, and is not waited for: a zombie
+    deadline = time.monotonic() + 10
+    while strict.running(killed.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
     orphan = tmp_path / f"course-mypy-cache-{ended}-abc"
+    zombie = tmp_path / f"course-mypy-cache-{killed.pid}-ghi"
     living = tmp_path / f"course-mypy-cache-{os.getppid()}-def"
-    for folder in (orphan, living):
+    for folder in (orphan, zombie, living):
         (folder / "3.11").mkdir(parents=True)
     monkeypatch.setattr(strict, "_folders", {})
     made = Path(strict.cache_folder())
-    assert not orphan.exists() and living.exists() and made.exists()
+    killed.wait()
+    assert not orphan.exists() and not zombie.exists() and living.exists() and made.exists()
     assert made.name.startswith(f"course-mypy-cache-{os.getpid()}-")
