@@ -24,7 +24,8 @@ SLOW_MODULES = {"test_browser.py", "test_classroom.py", "test_cohort.py", "test_
                 "test_faults.py", "test_first_hour.py", "test_gradebook_postgres.py", "test_grading.py",
                 "test_hostile.py", "test_hostile_install.py", "test_hostile_lab01.py",
                 "test_hostile_lab03.py", "test_instructor_commands.py", "test_intake.py",
-                "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py"}
+                "test_report.py", "test_sandbox.py", "test_site.py", "test_student_setup.py",
+                "test_suite_processes.py"}
 SLOW_FIXTURES = {"grader", "postgres", "course", "serial_theory03"}
 
 
