@@ -22,6 +22,7 @@ import nbformat
 
 from grader.demo import FORK_BOMB
 from grader.reports.report import shape_of
+from grader.sandbox.cgroups import maker_is_gone
 
 from .answers import HARD_CODED
 from .course import Course
@@ -604,12 +605,7 @@ TOKEN = f"hostile-{os.getpid()}"  # names the private-fill case's files: HostGro
 def leftovers():
     """Kernel folders on the host whose grading process has ended (`/tmp/course-kernel-PID-...`):
     the folders of a grading still running, another test's, are not left over."""
-    found = set()
-    for path in glob.glob("/tmp/course-kernel-*"):
-        maker = path.removeprefix("/tmp/course-kernel-").split("-")[0]
-        if not (maker.isdigit() and os.path.exists(f"/proc/{maker}")):
-            found.add(path)
-    return found
+    return {path for path in glob.glob("/tmp/course-kernel-*") if maker_is_gone(os.path.basename(path))}
 
 
 def corpus_course(grader, listener, names):
