@@ -13,6 +13,8 @@ kernel (its cgroup's peak; without one, the largest process waited for). The ste
   imported; `python -m grader grade` pays it once per run (it forks its grading
   processes from a process that has imported them);
 - preflight: a kernel checks the course it runs (once per run, not per submission);
+- kernel caches: matplotlib's font list and lab 03's mypy cache, built once per run
+  (grader/sandbox/kernel_caches.py);
 - nbgrader: the app's start, the gradebook's submission record, copying and
   reading the notebook, the sanitizing preprocessors (what is left of the total);
 - sandbox set-up: the kernel's command, cgroup, private folder, sealing, clean-up;
@@ -149,6 +151,9 @@ def main():
     steps = {"process start and imports": imported - arguments.spawned_at}
     refuse_on_mismatch(load_config(arguments.course, options))
     steps["preflight (once per run)"] = time.monotonic() - imported
+    built = time.monotonic()
+    warm_up(None, arguments.assignment, arguments.course)  # now the kernels' caches too
+    steps["kernel caches (once per run)"] = time.monotonic() - built
     instrument()
     common = [f"--CourseDirectory.root={arguments.course}", "--log-level=ERROR", *options]
     started = time.monotonic()

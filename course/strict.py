@@ -7,6 +7,10 @@ from a file gives its own source) is checked after the plain imports of the
 notebook's setup cell, with minigrad (typed) on mypy's path (`search_folder`). mypy's cache is
 this process's own (a private temporary folder, removed at exit): the visible
 test and the hidden check read the standard library's stubs once, not twice.
+When grading, the kernel's cache starts as a copy of one the grader built once for the
+whole cohort ($COURSE_MYPY_CACHE, read-only): a second of stubs not read again for
+each submission. mypy checks every cached entry against its source file, so a copy
+changes no verdict, only the time.
 Each problem is mypy's own line, its line number counted in the cell.
 """
 import atexit
@@ -26,6 +30,7 @@ HEADER = ("import cmath, inspect, math, re, warnings\n"
           "from typing import Any\n"
           "from minigrad import Value\n")
 LINE = re.compile(r"^<string>:(\d+):")
+CACHE_VARIABLE = "COURSE_MYPY_CACHE"  # a cache to start from (grader/sandbox/kernel_caches.py)
 _folders = {}  # this process's own folders, each made once
 
 
@@ -59,8 +64,13 @@ def running(pid):
 
 
 def cache_folder():
-    """mypy's cache."""
-    return own_folder("cache")
+    """mypy's cache: this process's own, first filled from $COURSE_MYPY_CACHE where it names one."""
+    new = "cache" not in _folders
+    folder = own_folder("cache")
+    start = os.environ.get(CACHE_VARIABLE)
+    if new and start and os.path.isdir(start):
+        shutil.copytree(start, folder, dirs_exist_ok=True)
+    return folder
 
 
 def search_folder():
@@ -76,8 +86,6 @@ def search_folder():
 
 def mypy_strict(function):
     """mypy --strict's problems with `function`'s source, or [] when there are none."""
-    from mypy import api
-
     cell = getattr(getattr(function, "__code__", None), "co_filename", "")
     in_a_cell = cell.startswith("<") or "ipykernel_" in cell  # IPython names each cell's code so
     source = "".join(linecache.getlines(cell)) if in_a_cell else ""
@@ -86,15 +94,22 @@ def mypy_strict(function):
     except (OSError, TypeError) as error:
         return [f"source not found: {error}"]
     offset = HEADER.count("\n")
+    lines = check(textwrap.dedent(source), cache_folder())
+    return [LINE.sub(lambda m: f"line {int(m.group(1)) - offset}:", line) for line in lines][:20]
+
+
+def check(source, cache):
+    """mypy --strict's lines on `source` after HEADER, with `cache` as its cache folder."""
+    from mypy import api
+
     saved = os.environ.get("MYPYPATH")
     os.environ["MYPYPATH"] = search_folder()
     try:
-        report, errors, _ = api.run(["--strict", f"--cache-dir={cache_folder()}", "--no-error-summary",
-                                     "--config-file=", "-c", HEADER + textwrap.dedent(source)])
+        report, errors, _ = api.run(["--strict", f"--cache-dir={cache}", "--no-error-summary",
+                                     "--config-file=", "-c", HEADER + source])
     finally:
         if saved is None:
             del os.environ["MYPYPATH"]
         else:
             os.environ["MYPYPATH"] = saved
-    lines = [line for line in (report + errors).splitlines() if line.strip() and ": note:" not in line]
-    return [LINE.sub(lambda m: f"line {int(m.group(1)) - offset}:", line) for line in lines][:20]
+    return [line for line in (report + errors).splitlines() if line.strip() and ": note:" not in line]

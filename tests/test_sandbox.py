@@ -145,3 +145,59 @@ def test_a_kernel_killed_at_once_leaves_nothing_for_the_next_one(tmp_path):
                            "    os.wait()\nprint('forked 8')"))
     assert "forked 8" in text, text
     assert processes_of(uid) == []
+
+
+CACHES_SEEN = """
+import glob, os, sys
+fonts = glob.glob('/tmp/fontlist-*.json')
+before = [os.stat(path).st_mtime_ns for path in fonts]
+import matplotlib.font_manager
+print('font lists', len(fonts), 'rebuilt' if [os.stat(p).st_mtime_ns for p in fonts] != before else 'read')
+start = os.environ.get('COURSE_MYPY_CACHE', '')
+try:
+    open(os.path.join(start, 'planted'), 'w').close()
+    print('planted a file in the caches')
+except OSError as error:
+    print('caches not writable:', type(error).__name__)
+from course import strict
+print('own cache entries', len(os.listdir(strict.cache_folder())), 'mypy says', strict.check('', strict.cache_folder()))
+"""
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_kernels_start_from_caches_built_once_and_cannot_change_them(tmp_path):
+    """matplotlib's font list and mypy's cache are built once per grading process
+    (grader/sandbox/kernel_caches.py): each kernel reads them, read-only, and works on copies."""
+    import asyncio
+
+    from grader.sandbox import kernel_caches
+
+    tmp_path.chmod(0o755)
+
+    async def run(code):
+        manager = SandboxedKernelManager()
+        manager.submission_folder, manager.mypy_cache = str(tmp_path), True
+        await manager.start_kernel(cwd=str(tmp_path))
+        client = manager.client()
+        client.start_channels()
+        printed = []
+        try:
+            await client.wait_for_ready(timeout=60)
+            manager.seal_private()
+            await client.execute_interactive(code, timeout=120, output_hook=lambda msg: printed.append(
+                msg["content"].get("text", "") or str(msg["content"].get("evalue", ""))))
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+        return "".join(printed)
+
+    text = asyncio.run(run(CACHES_SEEN))
+    print(text)
+    folder = kernel_caches.ready(mypy=True)
+    assert folder is not None and folder.name.startswith(f"{kernel_caches.PREFIX}{os.getpid()}-")
+    assert "font lists 1 read" in text  # matplotlib took the list it was given
+    assert "caches not writable: OSError" in text and not (folder / "mypy" / "planted").exists()
+    own = [int(n) for n in text.split("own cache entries ")[1].split()[:1]]
+    assert own and own[0] > 0 and "mypy says []" in text
+    again = asyncio.run(run("import os\nprint(sorted(os.listdir('/tmp')))"))
+    assert "planted" not in again and "fontlist" in again, again  # a new kernel: fresh copies

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from course.names import UNITS, unit_and_language
 
@@ -89,10 +90,11 @@ def interrupt_when_orphaned(parent):
         os.kill(os.getpid(), signal.SIGINT)
 
 
-def warm_up(scheduler=None, assignment=""):
+def warm_up(scheduler=None, assignment="", root=None):
     """Import, once, what every grading process needs (the children inherit it): nbgrader,
     and the checks of the assignment's unit with what they import (lab 01's: torch, seconds
-    a process)."""
+    a process); and build the kernels' caches (grader/sandbox/kernel_caches.py) where the
+    kernels run on this machine."""
     import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
 
@@ -102,6 +104,13 @@ def warm_up(scheduler=None, assignment=""):
         importlib.import_module(f"grader.checks.{unit}")
     if scheduler:
         import distributed  # noqa: F401  (each process sends its submission through a client)
+    elif root is not None:
+        import nbformat
+
+        from grader.plugins.execute import runs_mypy
+        from grader.sandbox import kernel_caches
+        sources = Path(root, "source", assignment).glob("*.ipynb")
+        kernel_caches.ready(mypy=any(runs_mypy(nbformat.read(path, 4)) for path in sources))
 
 
 def launch(argv, root, log):

@@ -135,7 +135,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
               f"({how.note})", file=sys.stderr)
     base = options + database_options(root, options)
     (root / LOGS / assignment).mkdir(parents=True, exist_ok=True)
-    warm_up(scheduler, assignment)
+    warm_up(scheduler, assignment, root)
     bar = Progress(len(cohort), progress)
     queue = [(student, 1) for student in cohort]  # (student, attempt), next first
     running = {}  # worker slot -> Job

@@ -140,6 +140,7 @@ class GradingExecute(Execute):
         km = self._manager = super().create_kernel_manager()
         km.submission_folder = self._submission
         km.grading_seed = self._seed  # in the kernel's environment: the probes draw from it
+        km.mypy_cache = runs_mypy(self.nb)
         return km
 
     def preprocess(self, nb, resources=None, km=None):
@@ -325,6 +326,11 @@ def refused_files(configurable, resources):
     coursedir = _coursedir(configurable)
     folder = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
     return vet(folder)[1] if os.path.isdir(folder) else []
+
+
+def runs_mypy(nb):
+    """Whether a test cell of `nb` runs mypy (lab 03's): its kernels then start from a cache."""
+    return any(is_graded_test(cell) and "mypy_strict" in cell.source for cell in nb.cells)
 
 
 def notebook_language(nb):

@@ -7,7 +7,7 @@ installation and virtual environment, and only the course code student code
 needs at run time (`course`, `minigrad`). Its working directory, /submission,
 is a size-capped tmpfs holding a copy of the submission's own folder, and /tmp
 and /dev/shm are others; they vanish with the sandbox, and everything else is
-read-only. Its private folder (connection file, sockets) is removed from the
+read-only (among it the caches built once for every kernel: grader/sandbox/kernel_caches.py). Its private folder (connection file, sockets) is removed from the
 host once the kernel is up, before student code runs (`seal_private`). It has
 no network, and no view of the grader's references, source/, the gradebook,
 other submissions or the instructor's home. Its environment is an allowlist.
@@ -33,7 +33,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
 from course.student import SEED_VARIABLE
-from grader.sandbox import seccomp
+from grader.sandbox import kernel_caches, seccomp
 from grader.sandbox.cgroups import PREFIX, KernelGroup, maker_is_gone
 from grader.sandbox.namespace_init import NamespaceInit
 
@@ -126,10 +126,12 @@ class SandboxedKernelManager(AsyncKernelManager):
     uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "
                               "(default: nobody).").tag(config=True)
 
-    # the folder the kernel may work on, and the seed its probes draw cases
-    # from: set by GradingExecute before the start
+    # the folder the kernel may work on, the seed its probes draw cases from, and
+    # whether its notebook runs mypy (its cache is then built once for all kernels):
+    # set by GradingExecute before the start
     submission_folder = None
     grading_seed = None
+    mypy_cache = False
 
     async def _async_pre_start_kernel(self, **kw):
         if self.sandbox and not sandbox_available(self.bwrap):
@@ -142,6 +144,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
         remove_leftovers_once(self.cgroup_parent if self.use_cgroup else None)
+        self._caches = kernel_caches.ready(self.mypy_cache)
         self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.connection_file = str(self._private / "kernel.json")
         self._group = self._init = None
@@ -205,9 +208,14 @@ class SandboxedKernelManager(AsyncKernelManager):
         env.update({name: offered[name] for name in ENVIRONMENT if name in offered})
         if self.grading_seed is not None:
             env[SEED_VARIABLE] = str(self.grading_seed)
+        caches = getattr(self, "_caches", None)
+        if caches is not None:
+            env.update(kernel_caches.environment(caches, kernel_caches.MOUNT if self.sandbox else caches))
         if not self.sandbox:
             env["HOME"] = self._private.as_posix()
             env["MPLCONFIGDIR"] = self._private.as_posix()
+            for fonts in (caches / kernel_caches.MATPLOTLIB).glob("*.json") if caches else ():
+                shutil.copy(fonts, self._private)
         return env
 
     def format_kernel_cmd(self, extra_arguments=None):
@@ -230,8 +238,9 @@ class SandboxedKernelManager(AsyncKernelManager):
                 enter_group = ["/bin/sh", "-c", writes + ' && exec "$@"', "sh"]
         if self._group is None:
             limits.append(f"--nproc={self.process_limit}")  # counted per user: see defences()
+        caches = getattr(self, "_caches", None)
         sandbox = [self.bwrap] + bwrap_arguments(self._private, submission, root, self.tmp_size,
-                                                 self.workdir_size)
+                                                 self.workdir_size, caches)
         if self._group is None and seccomp.covers():
             # no cgroup counts a memfd's or System V shared memory's pages: refuse those
             # calls (bwrap reads the filter from descriptor 3, which the shell opens)
@@ -240,9 +249,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             sandbox = ["/bin/sh", "-c", 'exec "$@" 3< "$0"', str(rules), self.bwrap, "--seccomp", "3",
                        *sandbox[1:]]
         # inside: copy the submission into the tmpfs working directory, then the kernel
-        copy = 'cp -R "$0"/. . 2>/dev/null; '
+        copy = 'cp -R "$0"/. . 2>/dev/null; ' + (kernel_caches.copy_fonts(kernel_caches.MOUNT) if caches else "")
         if root:
-            copy += f"chown -R {self.uid}:{self.uid} . ; "
+            copy += f"chown -R {self.uid}:{self.uid} . /tmp/*.json 2>/dev/null; "
             drop = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
                     "--no-new-privs", "--"]
         else:
@@ -312,12 +321,13 @@ def remove_leftovers_once(cgroup_parent):
 
 
 def remove_leftovers(cgroup_parent, tmp=None):
-    """Remove this user's kernel folders and Dask workers' submission copies (in the
-    temporary folder) and kernel
+    """Remove this user's kernel folders, kernel caches and Dask workers' submission copies
+    (in the temporary folder) and kernel
     cgroups whose maker has ended; returns how many things were removed."""
     removed = 0
     tmp = Path(tmp or tempfile.gettempdir())
-    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*")]:
+    for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*"),
+                   *tmp.glob(kernel_caches.PREFIX + "*")]:
         try:
             mine = folder.is_dir() and folder.lstat().st_uid == os.geteuid()
         except OSError:
@@ -363,7 +373,7 @@ def announce_defences(**_):
         _announced.append(True)
 
 
-def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
+def bwrap_arguments(private, submission, root, tmp_size, workdir_size, caches=None):
     namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                   "--unshare-cgroup-try"]
     if not root:
@@ -397,7 +407,9 @@ def bwrap_arguments(private, submission, root, tmp_size, workdir_size):
     for folder in grader_copies(readable + [p for p in SYSTEM if os.path.isdir(p)]):
         arguments += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     arguments += ["--bind", str(private), str(private),
+                  "--perms", "0755", "--dir", "/run",
                   "--ro-bind", str(submission), SUBMISSION_COPY,
+                  *(["--ro-bind", str(caches), kernel_caches.MOUNT] if caches else []),
                   "--perms", "1777", "--size", str(workdir_size), "--tmpfs", WORKDIR,
                   # bwrap's own root and /dev are tmpfs of no size cap, and the kernel's
                   # when it runs as the grading user in a user namespace: read-only
