@@ -47,10 +47,11 @@ def test_sigterm_runs_the_session_fixtures_clean_up(tmp_path, processes):
 PROCESS = """
 import pathlib, sys, time
 from types import SimpleNamespace
-from support.processes import alone, done, share
+from support.processes import alone, done, share, working_as_others
 share(SimpleNamespace(workerinput={"testrunuid": sys.argv[1]}))
 finished = pathlib.Path(sys.argv[3])
-if sys.argv[2] == "works":
+if sys.argv[2] in ("works", "works beside"):
+    working_as_others(sys.argv[2] == "works")
     print("working", flush=True)
     time.sleep(3)
     finished.write_text("finished")
@@ -77,3 +78,13 @@ def test_the_classroom_waits_until_every_other_process_has_finished(tmp_path):
     assert "the other process had finished" in said
     # alone, it does not wait
     assert "NOT finished" in process(f"{run}-b", "waits", tmp_path / "never").communicate(timeout=60)[0]
+
+
+def test_a_module_that_runs_nothing_as_another_user_runs_beside_the_classroom(tmp_path):
+    run = f"beside-{os.getpid()}"
+    working = process(run, "works beside", tmp_path / "finished")
+    assert working.stdout.readline().strip() == "working"
+    said = process(run, "waits", tmp_path / "finished").communicate(timeout=60)[0]
+    working.wait(timeout=60)
+    print(said)
+    assert "the other process had NOT finished" in said
