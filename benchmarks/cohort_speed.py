@@ -1,27 +1,31 @@
 """How fast a cohort is graded, unit by unit: a benchmark that prints its figures (not a test).
 
     python benchmarks/cohort_speed.py [--units theory03 lab01 lab03] [--students 6]
-                                      [--workers N] [--serial] [--dask] [--graceful]
-                                      [--plot FILE.png]
+                                      [--workers N] [--dask] [--graceful] [--plot FILE.png]
 
 In one temporary course copy, for each unit (its English assignment), the same
 cohort (honest work, one exercise left as handed out, nothing answered, in
 turns) is graded, each run from scratch (`--force`), side by side:
 
 1. stock serial `nbgrader autograde`, stock configuration (nbgrader's own
-   Execute, no sandbox, no limits): the baseline;
-2. with --serial: our serial `nbgrader autograde` (the course's configuration:
-   sandboxed), for the sandbox's overhead;
+   Execute, no sandbox, no limits): the baseline of speed; its verdicts are not the
+   course's (without the course's plugins no hidden check is decided);
+2. stock serial `nbgrader autograde` with the course's configuration (sandboxed):
+   the sandbox's overhead, and the verdicts every other run must give;
 3. our parallel `python -m grader grade --workers N`;
 4. with --dask: the same command with `--scheduler`: the kernels on a Dask
    cluster of N single-threaded worker processes started on this machine
    (loopback), so what it measures is Dask's overhead over local parallel
    grading; across machines the cluster adds their cores;
 5. with --graceful: the parallel command with each kernel shut down gracefully
-   (nbclient's default) instead of killed at once, for what the kill saves.
+   (nbclient's default) instead of killed at once, for what the kill saves;
+6. with --no-caches: the parallel command with each kernel building its own
+   caches (grader/sandbox/kernel_caches.py), for what they save.
 
 For each it prints the cost per submission and the time 300 submissions would
-take at that rate, and whether every student's score is the one stock gave; then
+take at that rate, and whether every student's verdicts (each graded cell's score
+and reason, its drawn numbers blanked) are those of stock nbgrader with the course's
+configuration; then
 the ratio to stock serial, the peak memory of one
 worker (its grading process and its kernel) and where one submission's time
 goes (benchmarks/grading_steps.py: process start and imports, sandbox set-up,
@@ -49,11 +53,12 @@ sys.path.insert(0, str(ROOT))
 from course.names import UNITS
 from grader.cohort.forking import environment
 from grader.demo import fill
-from grader.reports.report import cohort
+from grader.reports.report import cohort, shape_of
 
 MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
 PROJECTED = 300  # submissions: a large lab
+REFERENCE = "stock serial nbgrader autograde, course config"  # whose verdicts every run must give
 
 
 def cpu_seconds():
@@ -178,19 +183,22 @@ def measure(folder, assignment, n, arguments):
 
     def run(name, seconds):
         runs[name] = seconds
-        scores[name] = {row["student"]: row["score"] for row in cohort(folder, assignment)[1]}
+        ids, rows = cohort(folder, assignment)
+        scores[name] = {row["student"]: (row["score"], {gid: (row[gid], shape_of(row[f"{gid} reason"]))
+                                                        for gid in ids}) for row in rows}
     (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
     cpu = cpu_seconds()
     run("stock serial nbgrader autograde (unsandboxed)", nbgrader(
         folder, "autograde", assignment, "--force"))
     stock_cores = (cpu_seconds() - cpu) / runs["stock serial nbgrader autograde (unsandboxed)"]
     (folder / "nbgrader_config.py").write_text(ours_config)
-    if arguments.serial:
-        run("our serial nbgrader autograde (sandboxed)", nbgrader(
-            folder, "autograde", assignment, "--force"))
+    run(REFERENCE, nbgrader(folder, "autograde", assignment, "--force"))
     if arguments.graceful:
         run("ours, kernels shut down gracefully", grade_command(
             folder, assignment, arguments.workers, "--GradingExecute.shutdown_kernel=graceful"))
+    if arguments.no_caches:
+        run("ours, no kernel caches", grade_command(
+            folder, assignment, arguments.workers, "--SandboxedKernelManager.use_kernel_caches=False"))
     run(f"our python -m grader grade --workers {arguments.workers}", grade_command(
         folder, assignment, arguments.workers))
     if arguments.dask:
@@ -203,16 +211,18 @@ def measure(folder, assignment, n, arguments):
 
 def report(assignment, n, runs, scores, stock_cores, steps):
     stock = next(iter(runs.values()))
-    stock_scores = next(iter(scores.values()))
+    reference = scores[REFERENCE]
     print(f"\n== {assignment}: {n} submissions ({', '.join(MIX)} in turns)")
-    for name, seconds in runs.items():
-        differ = ", ".join(f"{s} {scores[name].get(s)}" for s in sorted(stock_scores)
-                           if scores[name].get(s) != stock_scores[s])
+    for index, (name, seconds) in enumerate(runs.items()):
+        differ = [s for s in sorted(reference) if scores[name].get(s) != reference[s]]
+        same = ("(not the course's verdicts)" if index == 0 else "verdicts: the reference" if name == REFERENCE
+                else "verdicts as the reference" if not differ else "verdicts DIFFER: " + ", ".join(differ))
         print(f"  {name:52s} {seconds:7.1f} s  {seconds / n:5.2f} s each  "
               f"{PROJECTED} in {PROJECTED * seconds / n / 60:5.1f} min  "
-              f"{stock / seconds:4.2f}x stock  "
-              f"{'scores as stock' if not differ else 'scores differ: ' + differ}")
-    print("  stock's scores:", ", ".join(f"{s} {v:g}" for s, v in sorted(stock_scores.items())))
+              f"{stock / seconds:4.2f}x stock  {same}")
+    cells = sum(len(cells) for _, cells in reference.values())
+    print(f"  the reference's totals ({cells} graded cells compared, score and reason):",
+          ", ".join(f"{s} {v[0]:g}" for s, v in sorted(reference.items())))
     print(f"  cores busy on average during stock serial grading: {stock_cores:.2f} "
           f"(so at most {os.cpu_count() / stock_cores:.2f}x stock on {os.cpu_count()} cores)")
     memory = {k: v for k, v in steps.items() if k.startswith("peak MiB")}
@@ -233,11 +243,11 @@ def main():
     parser.add_argument("--units", nargs="+", choices=UNITS, default=list(UNITS))
     parser.add_argument("--students", type=int, default=6, help="submissions per unit")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
-    parser.add_argument("--serial", action="store_true",
-                        help="also our serial nbgrader autograde (the sandbox's overhead)")
     parser.add_argument("--dask", action="store_true", help="also on a local Dask cluster")
     parser.add_argument("--graceful", action="store_true",
                         help="also our parallel command with kernels shut down gracefully")
+    parser.add_argument("--no-caches", action="store_true",
+                        help="also our parallel command without the kernels' caches")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also draw submissions per minute as a bar chart")
     arguments = parser.parse_args()

@@ -149,11 +149,11 @@ def main():
     from grader.sandbox.preflight import refuse_on_mismatch
     imported = time.monotonic()
     steps = {"process start and imports": imported - arguments.spawned_at}
-    refuse_on_mismatch(load_config(arguments.course, options))
-    steps["preflight (once per run)"] = time.monotonic() - imported
-    built = time.monotonic()
     warm_up(None, arguments.assignment, arguments.course)  # now the kernels' caches too
-    steps["kernel caches (once per run)"] = time.monotonic() - built
+    built = time.monotonic()
+    steps["kernel caches (once per run)"] = built - imported
+    refuse_on_mismatch(load_config(arguments.course, options))
+    steps["preflight (once per run)"] = time.monotonic() - built
     instrument()
     common = [f"--CourseDirectory.root={arguments.course}", "--log-level=ERROR", *options]
     started = time.monotonic()

@@ -125,6 +125,9 @@ class SandboxedKernelManager(AsyncKernelManager):
                                      "(concurrent kernels share the cores).").tag(config=True)
     uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "
                               "(default: nobody).").tag(config=True)
+    use_kernel_caches = Bool(True, help="Start each kernel from matplotlib's and mypy's caches, "
+                                        "built once per grading process "
+                                        "(grader/sandbox/kernel_caches.py).").tag(config=True)
 
     # the folder the kernel may work on, the seed its probes draw cases from, and
     # whether its notebook runs mypy (its cache is then built once for all kernels):
@@ -144,7 +147,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         # a private folder for the connection file and the IPC sockets: TCP on
         # loopback does not cross the sandbox's own network namespace
         remove_leftovers_once(self.cgroup_parent if self.use_cgroup else None)
-        self._caches = kernel_caches.ready(self.mypy_cache)
+        self._caches = kernel_caches.ready(self.mypy_cache) if self.use_kernel_caches else None
         self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.connection_file = str(self._private / "kernel.json")
         self._group = self._init = None
