@@ -139,10 +139,17 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
     assert all(word in verdict_text(cell) for cell in cells.values())
 
 
+@pytest.fixture(scope="module")
+def feedback(course, graded):
+    """The solver's feedback for every assignment, by one `nbgrader generate_feedback` (its
+    assignment is a glob, as stock nbgrader reads it): one start of nbgrader, not six."""
+    return course.nbgrader("generate_feedback", "*", "--student=solver", "--force")
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_feedback_is_localized_and_hides_hidden_tests(course, graded, assignment):
+def test_feedback_is_localized_and_hides_hidden_tests(course, graded, feedback, assignment):
     assert graded[assignment].returncode == 0, graded[assignment].stderr[-3000:]
-    result = course.nbgrader("generate_feedback", assignment, "--student=solver", "--force")
+    result = feedback
     html = (course.root / "feedback" / "solver" / assignment / f"{unit_of(assignment)}.html").read_text()
     assert "student.probe" not in html and "BEGIN HIDDEN TESTS" not in html, result.stderr
     lang = assignment.rsplit("-", 1)[1]

@@ -7,8 +7,9 @@ installation and virtual environment, and only the course code student code
 needs at run time (`course`, `minigrad`). Its working directory, /submission,
 is a size-capped tmpfs holding a copy of the submission's own folder, and /tmp
 and /dev/shm are others; they vanish with the sandbox, and everything else is
-read-only (among it the caches built once for every kernel: grader/sandbox/kernel_caches.py). Its private folder (connection file, sockets) is removed from the
-host once the kernel is up, before student code runs (`seal_private`). It has
+read-only, the caches every kernel starts from included (grader/sandbox/kernel_caches.py).
+Its private folder (connection file, sockets) is removed from the host once the
+kernel is up, before student code runs (`seal_private`). It has
 no network, and no view of the grader's references, source/, the gradebook,
 other submissions or the instructor's home. Its environment is an allowlist.
 
@@ -252,7 +253,8 @@ class SandboxedKernelManager(AsyncKernelManager):
             sandbox = ["/bin/sh", "-c", 'exec "$@" 3< "$0"', str(rules), self.bwrap, "--seccomp", "3",
                        *sandbox[1:]]
         # inside: copy the submission into the tmpfs working directory, then the kernel
-        copy = 'cp -R "$0"/. . 2>/dev/null; ' + (kernel_caches.copy_fonts(kernel_caches.MOUNT) if caches else "")
+        copy = 'cp -R "$0"/. . 2>/dev/null; '
+        copy += kernel_caches.copy_fonts(kernel_caches.MOUNT) if caches else ""
         if root:
             copy += f"chown -R {self.uid}:{self.uid} . /tmp/*.json 2>/dev/null; "
             drop = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
