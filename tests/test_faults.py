@@ -191,6 +191,7 @@ sys.path.insert(0, sys.argv[1])
 from grader.sandbox.cgroups import KernelGroup
 print(tempfile.mkdtemp(prefix=f"course-kernel-{os.getpid()}-", dir=sys.argv[2]))
 print(tempfile.mkdtemp(prefix=f"course-remote-{os.getpid()}-", dir=sys.argv[2]))
+print(tempfile.mkdtemp(prefix=f"course-caches-{os.getpid()}-", dir=sys.argv[2]))
 group, why = KernelGroup.create(1 << 30, 64)
 for folder in (group.folders if group else []):
     print(folder)
@@ -211,8 +212,8 @@ def test_what_a_killed_worker_left_is_removed_by_the_next(tmp_path):
     removed = remove_leftovers("", tmp=tmp_path)
     print("removed:", removed)
     assert not any(os.path.exists(path) for path in left) and mine.exists()
-    if len(left) == 2:
-        print("(no cgroup could be made here: the private folders only)")
+    if len(left) == 3:
+        print("(no cgroup could be made here: the folders only)")
 
 
 def test_a_stopped_run_says_who_keeps_an_earlier_grade(tmp_path):

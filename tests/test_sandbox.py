@@ -201,3 +201,20 @@ def test_kernels_start_from_caches_built_once_and_cannot_change_them(tmp_path):
     assert own and own[0] > 0 and "mypy says []" in text
     again = asyncio.run(run("import os\nprint(sorted(os.listdir('/tmp')))"))
     assert "planted" not in again and "fontlist" in again, again  # a new kernel: fresh copies
+
+
+def test_processes_a_grader_starts_read_its_kernel_caches():
+    """The preflight's own process (and any the grader starts) reads the grader's caches rather
+    than building its own; a folder not made by this user's grader is not taken."""
+    import subprocess
+    import sys
+
+    from grader.sandbox import kernel_caches
+    folder = kernel_caches.ready()
+    assert folder is not None and os.environ[kernel_caches.CACHES_VARIABLE] == str(folder)
+    ask = [sys.executable, "-c", "from grader.sandbox import kernel_caches; print(kernel_caches.ready())"]
+    assert subprocess.run(ask, capture_output=True, text=True, check=True).stdout.strip() == str(folder)
+    other = subprocess.run(ask, capture_output=True, text=True, check=True,
+                           env={**os.environ, kernel_caches.CACHES_VARIABLE: "/tmp"}).stdout.strip()
+    print("given /tmp, a process made", other)
+    assert other not in ("/tmp", str(folder)) and Path(other).name.startswith(kernel_caches.PREFIX)

@@ -127,6 +127,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     held = lock(root, assignment)
     cohort, outcomes = accepted(students(root, assignment))
     how, options = kept_apart(root, len(cohort), workers, options, scheduler)
+    warm_up(scheduler, assignment, root)  # first: the preflight's own process reads its caches too
     # a folder without the course's nbgrader_config.py does not grade with its sandbox
     if cohort and (root / "nbgrader_config.py").exists():
         preflight_once(root, options, scheduler)
@@ -135,7 +136,6 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
               f"({how.note})", file=sys.stderr)
     base = options + database_options(root, options)
     (root / LOGS / assignment).mkdir(parents=True, exist_ok=True)
-    warm_up(scheduler, assignment, root)
     bar = Progress(len(cohort), progress)
     queue = [(student, 1) for student in cohort]  # (student, attempt), next first
     running = {}  # worker slot -> Job

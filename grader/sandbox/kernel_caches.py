@@ -32,16 +32,23 @@ if "mypy" in sys.argv[2:]:
     from course import strict
     strict.check("", sys.argv[1] + "/mypy")
 """
+CACHES_VARIABLE = "COURSE_KERNEL_CACHES"  # the folder, for the processes this one starts
 _folder = []  # this process's folder, once made
 
 
 def ready(mypy=False):
-    """This process's folder of caches (with mypy's when `mypy`), built on first use;
-    None when it cannot be made (kernels then build their own, as without it)."""
+    """This process's folder of caches (with mypy's when `mypy`), built on first use, or
+    its parent's; None when it cannot be made (kernels then build their own, as without it)."""
+    inherited = Path(os.environ.get(CACHES_VARIABLE) or "/nonexistent")
+    if not _folder and inherited.name.startswith(PREFIX) and inherited.is_dir() \
+            and inherited.stat().st_uid == os.geteuid():
+        _folder.append(inherited)
     if not _folder:
         folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         atexit.register(shutil.rmtree, folder, True)
         _folder.append(folder if build(folder, MATPLOTLIB) else None)
+        if _folder[0] is not None:
+            os.environ[CACHES_VARIABLE] = str(folder)
     folder = _folder[0]
     if folder is not None and mypy and not (folder / MYPY).is_dir():
         build(folder, MYPY)
@@ -49,21 +56,24 @@ def ready(mypy=False):
 
 
 def build(folder, part):
-    """Build one part (MATPLOTLIB, MYPY) of the caches in `folder`; whether it worked."""
-    env = {**os.environ, "MPLCONFIGDIR": str(folder / MATPLOTLIB), "MPLBACKEND": "agg"}
+    """Build one part (MATPLOTLIB, MYPY) of the caches in `folder`; whether it worked. It is
+    built aside, then renamed into place: processes sharing the folder never see half of one."""
+    aside = Path(tempfile.mkdtemp(prefix=f"{part}-", dir=folder))
+    env = {**os.environ, "MPLCONFIGDIR": str(aside / MATPLOTLIB), "MPLBACKEND": "agg"}
     try:
-        done = subprocess.run([sys.executable, "-c", BUILD, str(folder), part], env=env,
+        done = subprocess.run([sys.executable, "-c", BUILD, str(aside), part], env=env,
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, timeout=300, check=False)
+        if done.returncode == 0:
+            for path in [aside, *aside.rglob("*")]:  # graded as root, the kernel runs as nobody
+                if not path.is_symlink():
+                    path.chmod(0o755 if path.is_dir() else 0o644)
+            os.rename(aside / part, folder / part)
+            folder.chmod(0o755)
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    if done.returncode != 0:
-        shutil.rmtree(folder / part, ignore_errors=True)
-        return False
-    for path in [folder, *folder.rglob("*")]:  # graded as root, the kernel runs as nobody
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return True
+        pass
+    shutil.rmtree(aside, ignore_errors=True)
+    return (folder / part).is_dir()
 
 
 def copy_fonts(seen_at):
