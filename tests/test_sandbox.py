@@ -91,6 +91,25 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
         shutil.rmtree(course.root, ignore_errors=True)
 
 
+async def in_a_kernel(folder, code, mypy_cache=False, **traits):
+    """What `code` prints (and the values of its errors) in a sandboxed kernel working on `folder`."""
+    manager = SandboxedKernelManager(**traits)
+    manager.submission_folder, manager.mypy_cache = str(folder), mypy_cache
+    await manager.start_kernel(cwd=str(folder))
+    client = manager.client()
+    client.start_channels()
+    printed = []
+    try:
+        await client.wait_for_ready(timeout=60)
+        manager.seal_private()
+        await client.execute_interactive(code, timeout=120, output_hook=lambda msg: printed.append(
+            msg["content"].get("text", "") or str(msg["content"].get("evalue", ""))))
+    finally:
+        client.stop_channels()
+        await manager.shutdown_kernel(now=True)
+    return "".join(printed)
+
+
 def processes_of(uid):
     """Processes (zombies included: they still count against a process limit) of user `uid`."""
     found = []
@@ -120,29 +139,15 @@ def test_a_kernel_killed_at_once_leaves_nothing_for_the_next_one(tmp_path):
     assert not in_use(uid)
     tmp_path.chmod(0o755)
 
-    async def run(code):
-        manager = SandboxedKernelManager(use_cgroup=False, uid=uid, process_limit=64)
-        manager.submission_folder = str(tmp_path)
-        await manager.start_kernel(cwd=str(tmp_path))
-        client = manager.client()
-        client.start_channels()
-        printed = []
-        try:
-            await client.wait_for_ready(timeout=60)
-            manager.seal_private()
-            await client.execute_interactive(code, timeout=60, output_hook=lambda msg: printed.append(
-                msg["content"].get("text", "")))
-        finally:
-            client.stop_channels()
-            await manager.shutdown_kernel(now=True)
-        return "".join(printed)
+    def run(code):
+        return asyncio.run(in_a_kernel(tmp_path, code, use_cgroup=False, uid=uid, process_limit=64))
 
-    print(asyncio.run(run(FORK_BOMB)).strip())
+    print(run(FORK_BOMB).strip())
     left = processes_of(uid)
     print("processes of the kernel's user left after the release:", len(left))
     assert left == []
-    text = asyncio.run(run("import os\nfor _ in range(8):\n    if os.fork() == 0:\n        os._exit(0)\n"
-                           "    os.wait()\nprint('forked 8')"))
+    text = run("import os\nfor _ in range(8):\n    if os.fork() == 0:\n        os._exit(0)\n"
+               "    os.wait()\nprint('forked 8')")
     assert "forked 8" in text, text
     assert processes_of(uid) == []
 
@@ -174,24 +179,10 @@ def test_kernels_start_from_caches_built_once_and_cannot_change_them(tmp_path):
 
     tmp_path.chmod(0o755)
 
-    async def run(code):
-        manager = SandboxedKernelManager()
-        manager.submission_folder, manager.mypy_cache = str(tmp_path), True
-        await manager.start_kernel(cwd=str(tmp_path))
-        client = manager.client()
-        client.start_channels()
-        printed = []
-        try:
-            await client.wait_for_ready(timeout=60)
-            manager.seal_private()
-            await client.execute_interactive(code, timeout=120, output_hook=lambda msg: printed.append(
-                msg["content"].get("text", "") or str(msg["content"].get("evalue", ""))))
-        finally:
-            client.stop_channels()
-            await manager.shutdown_kernel(now=True)
-        return "".join(printed)
+    def run(code):
+        return asyncio.run(in_a_kernel(tmp_path, code, mypy_cache=True))
 
-    text = asyncio.run(run(CACHES_SEEN))
+    text = run(CACHES_SEEN)
     print(text)
     folder = kernel_caches.ready(mypy=True)
     assert folder is not None and folder.name.startswith(f"{kernel_caches.PREFIX}{os.getpid()}-")
@@ -199,7 +190,7 @@ def test_kernels_start_from_caches_built_once_and_cannot_change_them(tmp_path):
     assert "caches not writable: OSError" in text and not (folder / "mypy" / "planted").exists()
     own = [int(n) for n in text.split("own cache entries ")[1].split()[:1]]
     assert own and own[0] > 0 and "mypy says []" in text
-    again = asyncio.run(run("import os\nprint(sorted(os.listdir('/tmp')))"))
+    again = run("import os\nprint(sorted(os.listdir('/tmp')))")
     assert "planted" not in again and "fontlist" in again, again  # a new kernel: fresh copies
 
 
