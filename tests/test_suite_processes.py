@@ -88,3 +88,30 @@ def test_a_module_that_runs_nothing_as_another_user_runs_beside_the_classroom(tm
     working.wait(timeout=60)
     print(said)
     assert "the other process had NOT finished" in said
+
+
+MAKES_A_USER = """
+import sys
+from types import SimpleNamespace
+from support.processes import done, remove_at_the_end, share
+share(SimpleNamespace(workerinput={"testrunuid": sys.argv[1]}))
+remove_at_the_end(sys.argv[2])
+done()
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes a system user: run as root")
+def test_a_system_user_the_run_made_is_removed_by_its_last_process():
+    import pwd
+    login = f"zqusr{os.getpid()}"
+    subprocess.run(["useradd", "--system", "--no-create-home", login], check=True)
+    try:
+        run = f"users-{os.getpid()}"
+        done = subprocess.run([sys.executable, "-c", MAKES_A_USER, run, login], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(HERE)}, timeout=60)
+        assert done.returncode == 0, done.stderr
+        with pytest.raises(KeyError):
+            pwd.getpwnam(login)
+        print(login, "was removed by the run's last process")
+    finally:
+        subprocess.run(["userdel", login], capture_output=True, check=False)

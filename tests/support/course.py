@@ -24,7 +24,7 @@ from course.names import LANGUAGES, assignment
 # the demo builds its cohort with these too (one copy); the tests take `fill` from here
 from grader.demo import fill, solved  # noqa: F401
 
-from .processes import once
+from .processes import once, remove_at_the_end
 
 UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in names.UNITS}
 ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
@@ -84,6 +84,7 @@ def ordinary_user():
         subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
                         GRADER_USER], check=False)
         user = pwd.getpwnam(GRADER_USER)
+        remove_at_the_end(GRADER_USER)
     # the interpreter may live under a private home (/root/.pyenv): let others
     # traverse (not list) the folders above it
     for path in {Path(sys.base_prefix), Path(sys.prefix), ROOT}:

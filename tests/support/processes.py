@@ -4,6 +4,8 @@
   made by the first process that asks; the others wait for it and read the same folder. The run's
   last process removes them all (`done`): each process holds a shared lock on `alive.lock` from its
   start to its end, and the one that can take it alone is the last.
+- **System users the run made** (`remove_at_the_end`: the grading user) are removed by its last
+  process too.
 - **The classroom's test runs beside nothing that uses other users** (`alone`, `working_as_others`).
   A class hides the checkout it runs from (mode 0750, its staff group), and most tests run something as
   an ordinary user from the checkout (the grading user, a student, a sandboxed kernel, all with the
@@ -15,6 +17,7 @@ Without pytest-xdist there is one process: `once` makes the folder, `alone` retu
 """
 import fcntl
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -23,6 +26,7 @@ _held = None  # this process's open alive.lock, shared from its start to its end
 _others = None  # this process's open others.lock
 _others_state = None  # how it holds others.lock: fcntl.LOCK_SH, LOCK_EX or LOCK_UN
 _made = []  # folders `once` made without pytest-xdist
+_users = []  # system users this process made without pytest-xdist
 
 
 def share(config):
@@ -65,6 +69,15 @@ def once(name, make):
         return Path(record.read_text())
 
 
+def remove_at_the_end(login):
+    """A system user this run made: the run's last process removes it (`done`)."""
+    if _run is None:
+        _users.append(login)
+    else:
+        with open(_run / "users", "a") as record:
+            record.write(login + "\n")
+
+
 def alone():
     """Wait until no other process of this run is running a module that works as another user."""
     _lock_others(fcntl.LOCK_EX)
@@ -83,6 +96,9 @@ def done():
         made = [*_made, *(Path(record.read_text()) for record in _run.glob("*.path"))] if _run else _made
         for folder in made:
             shutil.rmtree(folder, ignore_errors=True)
+        users = [*_users, *(_run / "users").read_text().split()] if _run and (_run / "users").exists() else _users
+        for login in dict.fromkeys(users):
+            subprocess.run(["userdel", login], capture_output=True, check=False)
         if _run is not None:
             shutil.rmtree(_run, ignore_errors=True)
     if _held is not None:
