@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 from course.names import UNITS
 from grader.cohort.forking import environment
 from grader.demo import fill
-from grader.reports.report import cohort, shape_of
+from grader.reports.report import verdicts
 
 MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
@@ -176,16 +176,14 @@ def plot(path, rates, title):
 
 
 def measure(folder, assignment, n, arguments):
-    """Seconds for the whole cohort, each way, each way's scores, and one submission's steps."""
+    """Seconds for the whole cohort, each way, each way's verdicts, and one submission's steps."""
     ours_config = (folder / "nbgrader_config.py").read_text()
     nbgrader(folder, "autograde", assignment, "--student=s000-honest", "--force")  # warm-up
-    runs, scores = {}, {}
+    runs, verdicts_of = {}, {}
 
     def run(name, seconds):
         runs[name] = seconds
-        ids, rows = cohort(folder, assignment)
-        scores[name] = {row["student"]: (row["score"], {gid: (row[gid], shape_of(row[f"{gid} reason"]))
-                                                        for gid in ids}) for row in rows}
+        verdicts_of[name] = verdicts(folder, assignment)
     (folder / "nbgrader_config.py").write_text(STOCK_CONFIG)
     cpu = cpu_seconds()
     run("stock serial nbgrader autograde (unsandboxed)", nbgrader(
@@ -206,23 +204,23 @@ def measure(folder, assignment, n, arguments):
             run(f"ours on Dask ({arguments.workers} local workers)", grade_command(
                 folder, assignment, arguments.workers, f"--scheduler={address}"))
     steps = steps_of_one(folder, assignment, "s000-honest")
-    return runs, scores, stock_cores, steps
+    return runs, verdicts_of, stock_cores, steps
 
 
-def report(assignment, n, runs, scores, stock_cores, steps):
+def report(assignment, n, runs, verdicts_of, stock_cores, steps):
     stock = next(iter(runs.values()))
-    reference = scores[REFERENCE]
+    reference = verdicts_of[REFERENCE]
     print(f"\n== {assignment}: {n} submissions ({', '.join(MIX)} in turns)")
     for index, (name, seconds) in enumerate(runs.items()):
-        differ = [s for s in sorted(reference) if scores[name].get(s) != reference[s]]
+        differ = [s for s in sorted(reference) if verdicts_of[name].get(s) != reference[s]]
         same = ("(not the course's verdicts)" if index == 0 else "verdicts: the reference" if name == REFERENCE
                 else "verdicts as the reference" if not differ else "verdicts DIFFER: " + ", ".join(differ))
         print(f"  {name:52s} {seconds:7.1f} s  {seconds / n:5.2f} s each  "
               f"{PROJECTED} in {PROJECTED * seconds / n / 60:5.1f} min  "
               f"{stock / seconds:4.2f}x stock  {same}")
-    cells = sum(len(cells) for _, cells in reference.values())
-    print(f"  the reference's totals ({cells} graded cells compared, score and reason):",
-          ", ".join(f"{s} {v[0]:g}" for s, v in sorted(reference.items())))
+    compared = sum(len(cells) for cells in reference.values())
+    print(f"  the reference's points ({compared} graded cells compared, score and reason):",
+          ", ".join(f"{s} {sum(score for score, _ in cells.values()):g}" for s, cells in sorted(reference.items())))
     print(f"  cores busy on average during stock serial grading: {stock_cores:.2f} "
           f"(so at most {os.cpu_count() / stock_cores:.2f}x stock on {os.cpu_count()} cores)")
     memory = {k: v for k, v in steps.items() if k.startswith("peak MiB")}
@@ -263,8 +261,8 @@ def main():
         shutil.rmtree(folder, ignore_errors=True)
     print(f"{os.cpu_count()} cores, load average (1 min) at the end {os.getloadavg()[0]:.2f}, "
           "shared with other work")
-    for assignment, (runs, scores, stock_cores, steps) in results.items():
-        report(assignment, n, runs, scores, stock_cores, steps)
+    for assignment, (runs, verdicts_of, stock_cores, steps) in results.items():
+        report(assignment, n, runs, verdicts_of, stock_cores, steps)
     if arguments.plot:
         rates = {f"{a}: {name.split(' (')[0]}": 60 * n / seconds
                  for a, (runs, _, _, _) in results.items() for name, seconds in runs.items()}

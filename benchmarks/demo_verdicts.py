@@ -20,15 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course.names import LANGUAGES
 from grader.cohort.forking import environment
-from grader.reports.report import cohort, shape_of
+from grader.reports.report import verdicts
 
 ASSIGNMENTS = [f"theory03-{lang}" for lang in LANGUAGES]
-
-
-def verdicts(folder, assignment):
-    """student -> {grade_id: (score, reason's shape)}."""
-    ids, rows = cohort(folder, assignment)
-    return {row["student"]: {gid: (row[gid], shape_of(row[f"{gid} reason"])) for gid in ids} for row in rows}
 
 
 def main():

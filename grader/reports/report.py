@@ -92,6 +92,13 @@ def cohort(root, assignment, options=()):
     return ids, rows
 
 
+def verdicts(root, assignment, options=()):
+    """student -> {grade_id: (score, reason with its drawn numbers blanked)}: what two gradings
+    of the same submissions must agree on (benchmarks/cohort_speed.py, demo_verdicts.py)."""
+    ids, rows = cohort(root, assignment, options)
+    return {row["student"]: {gid: (row[gid], shape_of(row[f"{gid} reason"])) for gid in ids} for row in rows}
+
+
 def write(root, assignment, options=()):
     ids, rows = cohort(root, assignment, options)
     folder = Path(root) / "reports"

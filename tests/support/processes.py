@@ -84,7 +84,8 @@ def alone():
 
 
 def done():
-    """At a process's end (pytest_unconfigure): the last one removes what `once` made."""
+    """At a process's end (pytest_unconfigure): the last one removes what `once` made and the
+    users `remove_at_the_end` names."""
     global _held
     last = True
     if _held is not None:
@@ -96,7 +97,9 @@ def done():
         made = [*_made, *(Path(record.read_text()) for record in _run.glob("*.path"))] if _run else _made
         for folder in made:
             shutil.rmtree(folder, ignore_errors=True)
-        users = [*_users, *(_run / "users").read_text().split()] if _run and (_run / "users").exists() else _users
+        users = list(_users)
+        if _run is not None and (_run / "users").exists():
+            users += (_run / "users").read_text().split()
         for login in dict.fromkeys(users):
             subprocess.run(["userdel", login], capture_output=True, check=False)
         if _run is not None:
