@@ -149,9 +149,9 @@ def main():
     from grader.sandbox.preflight import refuse_on_mismatch
     imported = time.monotonic()
     steps = {"process start and imports": imported - arguments.spawned_at}
-    warm_up(None, arguments.assignment, arguments.course)  # now the kernels' caches too
+    warm_up(None, arguments.assignment, arguments.course)  # now the kernels' caches and zygote too
     built = time.monotonic()
-    steps["kernel caches (once per run)"] = built - imported
+    steps["kernel caches and zygote (once per run)"] = built - imported
     refuse_on_mismatch(load_config(arguments.course, options))
     steps["preflight (once per run)"] = time.monotonic() - built
     instrument()

@@ -152,6 +152,26 @@ def test_a_kernel_killed_at_once_leaves_nothing_for_the_next_one(tmp_path):
     assert processes_of(uid) == []
 
 
+async def in_a_kernel(folder, code, mypy_cache=False, **traits):
+    """What `code` prints in a sandboxed kernel working on `folder`."""
+    manager = SandboxedKernelManager(**traits)
+    manager.submission_folder, manager.mypy_cache = str(folder), mypy_cache
+    await manager.start_kernel(cwd=str(folder))
+    client = manager.client()
+    client.start_channels()
+    printed = []
+    try:
+        await client.wait_for_ready(timeout=60)
+        manager.seal_private()
+        await client.execute_interactive(code, timeout=120, output_hook=lambda msg: printed.append(
+            msg["content"].get("text", "") or str(msg["content"].get("evalue", ""))))
+    finally:
+        client.stop_channels()
+        await manager.shutdown_kernel(now=True)
+        manager.release_sandbox()
+    return "".join(printed)
+
+
 CACHES_SEEN = """
 import glob, os, sys
 fonts = glob.glob('/tmp/fontlist-*.json')
@@ -209,3 +229,83 @@ def test_processes_a_grader_starts_read_its_kernel_caches():
                            env={**os.environ, kernel_caches.CACHES_VARIABLE: "/tmp"}).stdout.strip()
     print("given /tmp, a process made", other)
     assert other not in ("/tmp", str(folder)) and Path(other).name.startswith(kernel_caches.PREFIX)
+
+
+CONFINEMENT = """
+import json, os, sys
+status = dict(line.split(':', 1) for line in open('/proc/self/status').read().splitlines())
+print(json.dumps({
+    'warm': 'torch' in sys.modules,
+    'status': {key: status[key].strip() for key in ('Uid', 'Gid', 'CapInh', 'CapPrm', 'CapEff', 'CapAmb',
+                                                    'NoNewPrivs', 'Seccomp')},
+    'descriptors': sorted(os.readlink('/proc/self/fd/' + fd).split(':')[0] for fd in os.listdir('/proc/self/fd')[3:]
+                          if os.path.lexists('/proc/self/fd/' + fd) and 'journal' not in os.readlink('/proc/self/fd/' + fd)),
+    'cwd': os.getcwd(), 'files': sorted(os.listdir('.')),
+    'processes': len([p for p in os.listdir('/proc') if p.isdigit()]),
+    'tmp': sorted('course-kernel-*' if p.startswith('course-kernel-') else p for p in os.listdir('/tmp')),
+    'env': sorted(os.environ),
+}))
+"""
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+@pytest.mark.parametrize("cgroup", [True, False])
+def test_a_warm_kernel_is_confined_as_a_cold_one(tmp_path, cgroup):
+    """A kernel forked from the zygote (grader/sandbox/warm_start.py) into bubblewrap's sandbox has
+    the cold kernel's user, capabilities (none), no_new_privs, seccomp filter, environment,
+    working copy and descriptors (by kind: none of the zygote's), and sees no more processes
+    than its placeholder besides."""
+    import asyncio
+    import json
+
+    tmp_path.chmod(0o755)
+    (tmp_path / "answer.txt").write_text("mine")
+    seen = {warm: json.loads(asyncio.run(in_a_kernel(tmp_path, CONFINEMENT, warm_start=warm,
+                                                     use_cgroup=cgroup)).strip().splitlines()[-1])
+            for warm in (True, False)}
+    print(json.dumps(seen, indent=1))
+    assert seen[True].pop("warm") and not seen[False].pop("warm")  # torch was there already, or not
+    assert seen[True]["status"] == seen[False]["status"]
+    assert seen[True]["status"]["CapEff"] == "0000000000000000" and seen[True]["status"]["NoNewPrivs"] == "1"
+    assert seen[True]["processes"] == seen[False]["processes"] + 1  # the placeholder
+    del seen[True]["processes"], seen[False]["processes"]
+    # past stdin, stdout and stderr, the warm kernel holds what the cold one does, and the
+    # pipe its placeholder reads (no socket or file of the zygote's)
+    alive = [d for d in seen[True]["descriptors"] if d.endswith("/alive (deleted)")]
+    assert len(alive) == 1
+    seen[True]["descriptors"].remove(alive[0])
+    assert seen[True] == seen[False]
+    assert seen[True]["files"] == ["answer.txt"]
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_a_warm_kernel_that_dies_ends_its_sandbox_at_once(tmp_path):
+    """As a cold kernel's: its death ends the sandbox even when a child it forked lives on,
+    so grading reads a dead kernel at once, not a cell's timeout later."""
+    import asyncio
+    import time
+
+    tmp_path.chmod(0o755)
+
+    async def dies():
+        manager = SandboxedKernelManager()
+        manager.submission_folder = str(tmp_path)
+        await manager.start_kernel(cwd=str(tmp_path))
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            manager.seal_private()
+            client.execute("import os, time\nif os.fork() == 0:\n    time.sleep(120)\nos._exit(1)")
+            started = time.monotonic()
+            while await manager.is_alive() and time.monotonic() - started < 30:
+                await asyncio.sleep(0.1)
+            return await manager.is_alive(), time.monotonic() - started
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+            manager.release_sandbox()
+
+    alive, seconds = asyncio.run(dies())
+    print(f"the sandbox ended {seconds:.1f} s after the kernel's death")
+    assert not alive and seconds < 10

@@ -90,11 +90,12 @@ def interrupt_when_orphaned(parent):
         os.kill(os.getpid(), signal.SIGINT)
 
 
-def warm_up(scheduler=None, assignment="", root=None):
+def warm_up(scheduler=None, assignment="", root=None, options=()):
     """Import, once, what every grading process needs (the children inherit it): nbgrader,
     and the checks of the assignment's unit with what they import (lab 01's: torch, seconds
-    a process); and build the kernels' caches (grader/sandbox/kernel_caches.py) where the
-    kernels run on this machine."""
+    a process); and, where the kernels run on this machine, build their caches
+    (grader/sandbox/kernel_caches.py) and start the zygote they are forked from
+    (grader/sandbox/warm_start.py)."""
     import nbgrader.apps.autogradeapp
     import nbgrader.apps.nbgraderapp  # noqa: F401
 
@@ -111,6 +112,11 @@ def warm_up(scheduler=None, assignment="", root=None):
         from grader.sandbox import kernel_caches
         sources = Path(root, "source", assignment).glob("*.ipynb")
         kernel_caches.ready(mypy=any(runs_mypy(nbformat.read(path, 4)) for path in sources))
+        from grader.config import load_config
+        from grader.sandbox.kernel import SandboxedKernelManager
+        manager = SandboxedKernelManager(config=load_config(root, options))
+        if manager.sandbox and manager.warm_start:
+            manager.start_zygote()
 
 
 def launch(argv, root, log):

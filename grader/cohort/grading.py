@@ -127,7 +127,7 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     held = lock(root, assignment)
     cohort, outcomes = accepted(students(root, assignment))
     how, options = kept_apart(root, len(cohort), workers, options, scheduler)
-    warm_up(scheduler, assignment, root)  # first: the preflight's own process reads its caches too
+    warm_up(scheduler, assignment, root, options)  # first: the preflight's kernel is forked and reads the caches too
     # a folder without the course's nbgrader_config.py does not grade with its sandbox
     if cohort and (root / "nbgrader_config.py").exists():
         preflight_once(root, options, scheduler)

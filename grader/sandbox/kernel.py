@@ -20,6 +20,7 @@ count; else an rlimit), CPU time and file size (rlimits). Run as root, the
 kernel drops to the unprivileged user `nobody`; run as an ordinary user,
 bubblewrap puts it in a user namespace of its own.
 """
+import asyncio
 import importlib.util
 import os
 import shutil
@@ -34,7 +35,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
 from course.student import SEED_VARIABLE
-from grader.sandbox import kernel_caches, seccomp
+from grader.sandbox import kernel_caches, seccomp, warm_start
 from grader.sandbox.cgroups import PREFIX, KernelGroup, maker_is_gone
 from grader.sandbox.namespace_init import NamespaceInit
 
@@ -126,6 +127,9 @@ class SandboxedKernelManager(AsyncKernelManager):
                                      "(concurrent kernels share the cores).").tag(config=True)
     uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "
                               "(default: nobody).").tag(config=True)
+    warm_start = Bool(True, help="Fork each kernel from a process that has already imported "
+                                 "ipykernel, numpy and torch, into the sandbox bubblewrap makes "
+                                 "(grader/sandbox/warm_start.py); False: a new Python each.").tag(config=True)
     use_kernel_caches = Bool(True, help="Start each kernel from matplotlib's and mypy's caches, "
                                         "built once per grading process "
                                         "(grader/sandbox/kernel_caches.py).").tag(config=True)
@@ -152,6 +156,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.connection_file = str(self._private / "kernel.json")
         self._group = self._init = None
+        self._zygote = self.start_zygote() if self.sandbox and self.warm_start else None
+        if self._zygote is not None:  # the placeholder reads it; the kernel holds it open
+            os.mkfifo(self._private / "alive", 0o600)
         if self.sandbox:
             self.transport = "ipc"
             self.ip = str(self._private / "ipc")
@@ -160,10 +167,56 @@ class SandboxedKernelManager(AsyncKernelManager):
             self.kernel_spec.interrupt_mode = "message"
         command, kw = await super()._async_pre_start_kernel(**kw)
         kw["env"] = self.kernel_environment(kw.get("env") or {})
+        self._kernel_env = dict(kw["env"])  # a warm kernel's: the launch adds JPY_PARENT_PID to kw's
         # what the kernel writes to its own stdout/stderr (student code can, with
         # os.write) must not reach the instructor's terminal
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return command, kw
+
+    def start_zygote(self):
+        """This grader's zygote (grader/sandbox/warm_start.py), or None: kernels start cold."""
+        environment = self.kernel_environment({}, zygote=True)
+        return warm_start.zygote(environment)
+
+    def warm_processes(self, extra):
+        """`extra` for a warm kernel, else 0. A warm kernel's group holds two processes a cold
+        one's does not (the placeholder, and the zygote's child waiting for the kernel), and
+        its user one (the placeholder): its limits count them, so that the kernel itself may
+        start exactly as many processes as a cold one."""
+        return extra if getattr(self, "_zygote", None) is not None else 0
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        if getattr(self, "_zygote", None) is not None:
+            try:
+                await self._fork_from_zygote()
+            except warm_start.WarmStartFailed:
+                await self.provisioner.kill()  # its placeholder waits for no kernel now
+                raise
+
+    async def _fork_from_zygote(self):
+        """Once bubblewrap has made the sandbox (its placeholder runs), the zygote forks
+        the kernel into it."""
+        process = self.provisioner.process
+        deadline = time.monotonic() + 60
+        found = None
+        while found is None:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise warm_start.give_up("the sandbox did not start its placeholder")
+            await asyncio.sleep(0.005)
+            found = warm_start.placeholder(process.pid)
+        init, holder = found
+        root = os.geteuid() == 0
+        limits = {"as": self.memory_limit, "cpu": self.cpu_seconds, "fsize": self.file_size_limit}
+        if self._group is None:
+            limits["nproc"] = self.process_limit + self.warm_processes(1)
+        request = {"init": init, "holder": holder, "uid": self.uid if root else None, "limits": limits,
+                   "cgroup_procs": [str(path) for path in self._group.procs_files] if self._group else [],
+                   "seccomp": seccomp.program().hex() if self._group is None and seccomp.covers() else None,
+                   "cwd": WORKDIR, "alive": str(self._private / "alive"),
+                   "env": {**self._kernel_env, "PWD": WORKDIR},  # as the cold kernel's shell sets it
+                   "connection_file": self.connection_file, "arguments": ["--IPKernelApp.ignore_cwd=True"]}
+        await asyncio.to_thread(warm_start.start, self._zygote, request)
 
     def seal_private(self, timeout=10):
         """Once the kernel is up, before any student code runs: remove its private folder
@@ -199,8 +252,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             group.remove()
         return group, why
 
-    def kernel_environment(self, offered):
-        """The kernel's whole environment: an allowlist, nothing else of the grader's."""
+    def kernel_environment(self, offered, zygote=False):
+        """The kernel's whole environment: an allowlist, nothing else of the grader's. The
+        zygote's (`zygote`) has no submission's seed, and a private folder of its own."""
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "agg",
                "OMP_NUM_THREADS": str(self.kernel_threads),
@@ -210,6 +264,8 @@ class SandboxedKernelManager(AsyncKernelManager):
                # put the working directory first on sys.path, nor IPython anywhere
                "PYTHONSAFEPATH": "1"}
         env.update({name: offered[name] for name in ENVIRONMENT if name in offered})
+        if zygote:
+            return env
         if self.grading_seed is not None:
             env[SEED_VARIABLE] = str(self.grading_seed)
         caches = getattr(self, "_caches", None)
@@ -236,7 +292,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         enter_group, self._no_group = [], "cgroups turned off"
         if self.use_cgroup:
             self._group, self._no_group = KernelGroup.create(
-                self.memory_limit, self.process_limit, self.cgroup_parent)
+                self.memory_limit, self.process_limit + self.warm_processes(2), self.cgroup_parent)
             if self._group is not None:
                 writes = " && ".join(f'echo $$ > "{path}"' for path in self._group.procs_files)
                 enter_group = ["/bin/sh", "-c", writes + ' && exec "$@"', "sh"]
@@ -262,6 +318,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             drop = []
         start = ["/bin/sh", "-c", copy + 'exec "$@"', SUBMISSION_COPY] + drop
+        if self._zygote is not None:  # a placeholder: the zygote forks the kernel into the sandbox
+            return enter_group + limits + ["--"] + sandbox + ["--"] + start + ["cat", str(self._private / "alive")]
         # IPython before 9.7 puts the working directory on sys.path despite PYTHONSAFEPATH
         return enter_group + limits + ["--"] + sandbox + ["--"] + start + command + \
             ["--IPKernelApp.ignore_cwd=True"]
@@ -326,13 +384,13 @@ def remove_leftovers_once(cgroup_parent):
 
 
 def remove_leftovers(cgroup_parent, tmp=None):
-    """Remove this user's kernel folders, kernel caches and Dask workers' submission copies
-    (in the temporary folder) and kernel
+    """Remove this user's kernel folders, kernel caches, zygote folders and Dask workers'
+    submission copies (in the temporary folder) and kernel
     cgroups whose maker has ended; returns how many things were removed."""
     removed = 0
     tmp = Path(tmp or tempfile.gettempdir())
     for folder in [*tmp.glob(PREFIX + "*"), *tmp.glob(REMOTE_PREFIX + "*"),
-                   *tmp.glob(kernel_caches.PREFIX + "*")]:
+                   *tmp.glob(kernel_caches.PREFIX + "*"), *tmp.glob(warm_start.PREFIX + "*")]:
         try:
             mine = folder.is_dir() and folder.lstat().st_uid == os.geteuid()
         except OSError:
