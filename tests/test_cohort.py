@@ -4,8 +4,9 @@ not take its neighbour's processes.
 
 One small cohort (fork bomb, honest, wrong, hard-coded in English; fork bomb,
 honest, hard-coded in Spanish) is graded twice, in two course copies: serially
-by stock nbgrader (once per session, `serial_theory03`: tests/support/cohort.py), and
-in parallel by the command, two at a time. The English
+by stock nbgrader, each kernel a new Python (once per session, `serial_theory03`:
+tests/support/cohort.py), and in parallel by the command, two at a time, each kernel
+forked warm (grader/sandbox/warm_start.py). The English
 run is the tests' ordinary user with a cgroup per kernel; the Spanish one is
 root without cgroups, where the process limit is an rlimit counted per user and
 each worker's kernels get a user of their own.

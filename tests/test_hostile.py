@@ -24,6 +24,7 @@ from support.corpus import (
     ASSIGNMENT,
     CASES,
     CELL_SECONDS,
+    COLD_KERNELS,
     LIMITS,
     NOTEBOOK_SECONDS,
     TOKEN,
@@ -127,13 +128,14 @@ IN_SERIAL_THEORY03 = {"honest": "a-honest", "fork_bomb": "a-fork-bomb"}
 @pytest.fixture(scope="module")
 def serially(grader):
     """The other SHARED_LIMITS cases and ESCAPES graded again, in a course copy of their own,
-    one after another by stock `nbgrader autograde` (one run for the two tests below): the
+    one after another by stock `nbgrader autograde`, kernels started cold (one run for the two
+    tests below): the
     copy and the command's result."""
     listener = Listener()
     again = [name for name in SHARED_LIMITS if name not in IN_SERIAL_THEORY03]
     course = corpus_course(grader, listener, (*again, ESCAPES))
     try:
-        yield course, course.nbgrader("autograde", ASSIGNMENT, *LIMITS, check=False)
+        yield course, course.nbgrader("autograde", ASSIGNMENT, *LIMITS, COLD_KERNELS, check=False)
     finally:
         listener.running = False
         shutil.rmtree(course.root, ignore_errors=True)

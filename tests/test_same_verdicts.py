@@ -3,14 +3,16 @@
 A small lab 03 cohort (honest work; a loose gradcheck, annotated with `object`,
 that says True to anything: mypy --strict refuses it and the hidden check catches it;
 nothing answered) is graded twice, in two course copies: serially by stock
-`nbgrader autograde`, and by `python -m grader grade` (whose grading processes
-are forked from one that imported the unit's checks). Every score and every
+`nbgrader autograde`, each kernel a new Python, and by `python -m grader grade` (whose
+grading processes are forked from one that imported the unit's checks, and whose
+kernels are forked from one that imported ipykernel, numpy and torch). Every score and every
 reason (its drawn numbers blanked) must be the same. mypy's cache
 (course/strict.py) gives mypy's own words, cached or not.
 """
 import subprocess
 
 import pytest
+from support.corpus import COLD_KERNELS
 from support.course import Course, course_folder, fill, graded_cells, verdict_text
 
 from grader.reports.report import shape_of
@@ -47,7 +49,7 @@ def test_the_command_gives_what_serial_nbgrader_gives(grader):
         for course in (serial, now):
             for name, nb in cohort(course).items():
                 course.submit(name, ASSIGNMENT, nb)
-        done = serial.nbgrader("autograde", ASSIGNMENT, check=False)
+        done = serial.nbgrader("autograde", ASSIGNMENT, COLD_KERNELS, check=False)
         assert done.returncode == 0, done.stderr[-3000:]
         done = now.grade(ASSIGNMENT)
         assert done.returncode == 0, done.stderr[-3000:]

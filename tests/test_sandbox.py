@@ -91,25 +91,6 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
         shutil.rmtree(course.root, ignore_errors=True)
 
 
-async def in_a_kernel(folder, code, mypy_cache=False, **traits):
-    """What `code` prints (and the values of its errors) in a sandboxed kernel working on `folder`."""
-    manager = SandboxedKernelManager(**traits)
-    manager.submission_folder, manager.mypy_cache = str(folder), mypy_cache
-    await manager.start_kernel(cwd=str(folder))
-    client = manager.client()
-    client.start_channels()
-    printed = []
-    try:
-        await client.wait_for_ready(timeout=60)
-        manager.seal_private()
-        await client.execute_interactive(code, timeout=120, output_hook=lambda msg: printed.append(
-            msg["content"].get("text", "") or str(msg["content"].get("evalue", ""))))
-    finally:
-        client.stop_channels()
-        await manager.shutdown_kernel(now=True)
-    return "".join(printed)
-
-
 def processes_of(uid):
     """Processes (zombies included: they still count against a process limit) of user `uid`."""
     found = []
@@ -309,3 +290,105 @@ def test_a_warm_kernel_that_dies_ends_its_sandbox_at_once(tmp_path):
     alive, seconds = asyncio.run(dies())
     print(f"the sandbox ended {seconds:.1f} s after the kernel's death")
     assert not alive and seconds < 10
+
+
+PLANT = """
+import sys
+print('warm' if 'torch' in sys.modules else 'cold')
+import builtins, random, numpy, torch
+print('planted' if hasattr(builtins, 'planted') or torch.tensor is None else 'clean')
+builtins.planted, torch.tensor = True, None  # what a student's code could change
+open('/tmp/planted', 'w').close()
+print(random.random(), numpy.random.random())
+"""
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_a_warm_kernel_carries_nothing_from_the_one_before(tmp_path):
+    """Each warm kernel is a fresh fork of the zygote: what the kernel before it changed in
+    its modules or its /tmp is not there, and its random numbers are drawn anew."""
+    import asyncio
+
+    tmp_path.chmod(0o755)
+    seen = [asyncio.run(in_a_kernel(tmp_path, PLANT)).split() for _ in range(2)]
+    print(seen)
+    for warm, clean, *_ in seen:
+        assert (warm, clean) == ("warm", "clean")
+    assert seen[0][2:] != seen[1][2:]  # random, then numpy
+
+
+def running(pid):
+    """Whether process `pid` runs (a zombie has ended: only its parent has not read its end)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def zygote_pid(socket_path):
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and socket_path in (entry / "cmdline").read_text():
+                return int(entry.name)
+        except OSError:
+            continue
+    return None
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_a_failed_warm_start_starts_the_kernel_cold(tmp_path, monkeypatch):
+    """When the zygote is gone, the kernel asked of it starts cold instead, and works: no
+    submission gets a verdict for it."""
+    import asyncio
+    import signal
+
+    from grader.sandbox import warm_start
+    monkeypatch.setattr(warm_start, "_started", [])  # a zygote of this test's own
+    monkeypatch.delenv(warm_start.ZYGOTE_VARIABLE, raising=False)
+    tmp_path.chmod(0o755)
+    code = "import sys\nprint('warm' if 'torch' in sys.modules else 'cold', 6 * 7)"
+    assert asyncio.run(in_a_kernel(tmp_path, code)).split() == ["warm", "42"]
+    pid = zygote_pid(warm_start._started[0])
+    os.kill(pid, signal.SIGKILL)
+    print("killed the zygote", pid)
+    assert asyncio.run(in_a_kernel(tmp_path, code)).split() == ["cold", "42"]
+    assert warm_start._started == [None]  # and this process's next kernels start cold
+
+
+ZYGOTE_FROM_A_THREAD = """
+import threading, time
+from grader.sandbox.kernel import SandboxedKernelManager
+thread = threading.Thread(target=lambda: print(SandboxedKernelManager().start_zygote(), flush=True))
+thread.start()
+thread.join()
+time.sleep(600)
+"""
+
+
+def test_the_zygote_lives_as_long_as_the_process_that_started_it():
+    """Started from a thread that ends (a Dask worker's task), it lives on; when the
+    process ends, even killed, so does the zygote."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from grader.sandbox.warm_start import ZYGOTE_VARIABLE
+    alone = {name: value for name, value in os.environ.items() if name != ZYGOTE_VARIABLE}  # not this one's
+    process = subprocess.Popen([sys.executable, "-c", ZYGOTE_FROM_A_THREAD], stdout=subprocess.PIPE, text=True,
+                               env=alone)
+    try:
+        path = process.stdout.readline().strip()
+        pid = zygote_pid(path)
+        time.sleep(2)  # the thread has ended
+        assert pid is not None and running(pid), (path, pid)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while running(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        print(f"the zygote {pid} ended {10 - (deadline - time.monotonic()):.1f} s after its grader")
+        assert not running(pid)
+    finally:
+        process.kill()
+        shutil.rmtree(Path(path).parent, ignore_errors=True)

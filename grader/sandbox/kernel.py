@@ -147,6 +147,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     mypy_cache = False
 
     async def _async_pre_start_kernel(self, **kw):
+        self._start_arguments = dict(kw)  # a failed warm start starts again from them
         if self.sandbox and not sandbox_available(self.bwrap):
             raise SandboxMissing(MISSING_TOOL)
         cwd = kw.get("cwd")
@@ -192,12 +193,19 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         await super()._async_launch_kernel(kernel_cmd, **kw)
-        if getattr(self, "_zygote", None) is not None:
-            try:
-                await self._fork_from_zygote()
-            except warm_start.WarmStartFailed:
-                await self.provisioner.kill()  # its placeholder waits for no kernel now
-                raise
+        if getattr(self, "_zygote", None) is None:
+            return
+        try:
+            await self._fork_from_zygote()
+        except warm_start.WarmStartFailed as failed:
+            # no submission pays for it: this kernel starts cold, in a sandbox made anew
+            # (this process's next kernels too: warm_start.give_up)
+            self.log.warning("%s; kernels start cold from now on", failed)
+            await self.provisioner.kill()  # its placeholder waits for no kernel now
+            await self.provisioner.wait()
+            self.release_sandbox()
+            kernel_cmd, kw = await self._async_pre_start_kernel(**self._start_arguments)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
 
     async def _fork_from_zygote(self):
         """Once bubblewrap has made the sandbox (its placeholder runs), the zygote forks

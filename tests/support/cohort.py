@@ -31,11 +31,12 @@ def theory03_cohort(course, assignment):
 
 
 def serial_theory03(grader):
-    """A course copy where stock `nbgrader autograde` graded, one after another and under
+    """A course copy where stock `nbgrader autograde` graded, one after another, kernels started
+    cold, and under
     the corpus's limits, theory03's cohort in both languages and, in English, the blank
     release too: the baseline tests/test_cohort.py and tests/test_gradebook_postgres.py
     compare their runs with (the `serial_theory03` fixture makes it once per session)."""
-    from .corpus import LIMITS
+    from .corpus import COLD_KERNELS, LIMITS
     from .course import Course, course_folder
     course = Course(course_folder(), grader, generated=THEORY03)
     for assignment in THEORY03:
@@ -44,7 +45,7 @@ def serial_theory03(grader):
             submissions["blank"] = course.release(assignment)
         for name, nb in submissions.items():
             course.submit(name, assignment, nb)
-        done = course.nbgrader("autograde", assignment, *LIMITS, check=False)
+        done = course.nbgrader("autograde", assignment, *LIMITS, COLD_KERNELS, check=False)
         assert done.returncode == 0, done.stderr[-3000:]
     return course
 

@@ -595,6 +595,9 @@ NOTEBOOK_SECONDS = 60  # its wall-clock budget per notebook (slow_and_dying slee
 PROCESS_LIMIT = 128
 
 
+# the reference every faster way of grading is compared with: stock serial nbgrader, each
+# kernel a new Python (not forked from a warm one: grader/sandbox/warm_start.py)
+COLD_KERNELS = "--SandboxedKernelManager.warm_start=False"
 LIMITS = (f"--Execute.timeout={CELL_SECONDS}", f"--GradingExecute.notebook_timeout={NOTEBOOK_SECONDS}",
           f"--SandboxedKernelManager.process_limit={PROCESS_LIMIT}")
 
