@@ -1,7 +1,8 @@
 """How fast a cohort is graded, unit by unit: a benchmark that prints its figures (not a test).
 
     python benchmarks/cohort_speed.py [--units theory03 lab01 lab03] [--students 6]
-                                      [--workers N] [--dask] [--graceful] [--plot FILE.png]
+                                      [--workers N] [--dask] [--graceful] [--no-caches]
+                                      [--cold] [--plot FILE.png]
 
 In one temporary course copy, for each unit (its English assignment), the same
 cohort (honest work, one exercise left as handed out, nothing answered, in
@@ -10,9 +11,10 @@ turns) is graded, each run from scratch (`--force`), side by side:
 1. stock serial `nbgrader autograde`, stock configuration (nbgrader's own
    Execute, no sandbox, no limits): the baseline of speed; its verdicts are not the
    course's (without the course's plugins no hidden check is decided);
-2. stock serial `nbgrader autograde` with the course's configuration (sandboxed):
-   the sandbox's overhead, and the verdicts every other run must give;
-3. our parallel `python -m grader grade --workers N`;
+2. stock serial `nbgrader autograde` with the course's configuration (sandboxed), each
+   kernel a new Python: the sandbox's overhead, and the verdicts every other run must give;
+3. our parallel `python -m grader grade --workers N` (kernels forked warm:
+   grader/sandbox/warm_start.py);
 4. with --dask: the same command with `--scheduler`: the kernels on a Dask
    cluster of N single-threaded worker processes started on this machine
    (loopback), so what it measures is Dask's overhead over local parallel
@@ -20,7 +22,10 @@ turns) is graded, each run from scratch (`--force`), side by side:
 5. with --graceful: the parallel command with each kernel shut down gracefully
    (nbclient's default) instead of killed at once, for what the kill saves;
 6. with --no-caches: the parallel command with each kernel building its own
-   caches (grader/sandbox/kernel_caches.py), for what they save.
+   caches (grader/sandbox/kernel_caches.py), for what they save;
+7. with --cold: the parallel command with each kernel a new Python, for what
+   warm kernels save (and stock serial with the course's configuration and warm
+   kernels).
 
 For each it prints the cost per submission and the time 300 submissions would
 take at that rate, and whether every student's verdicts (each graded cell's score
@@ -59,6 +64,7 @@ MIX = ("honest", "one-left", "unanswered")
 STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
 PROJECTED = 300  # submissions: a large lab
 REFERENCE = "stock serial nbgrader autograde, course config"  # whose verdicts every run must give
+COLD = "--SandboxedKernelManager.warm_start=False"
 
 
 def cpu_seconds():
@@ -190,7 +196,10 @@ def measure(folder, assignment, n, arguments):
         folder, "autograde", assignment, "--force"))
     stock_cores = (cpu_seconds() - cpu) / runs["stock serial nbgrader autograde (unsandboxed)"]
     (folder / "nbgrader_config.py").write_text(ours_config)
-    run(REFERENCE, nbgrader(folder, "autograde", assignment, "--force"))
+    run(REFERENCE, nbgrader(folder, "autograde", assignment, "--force", COLD))
+    if arguments.cold:
+        run("stock serial, course config, warm kernels", nbgrader(folder, "autograde", assignment, "--force"))
+        run("ours, cold kernels", grade_command(folder, assignment, arguments.workers, COLD))
     if arguments.graceful:
         run("ours, kernels shut down gracefully", grade_command(
             folder, assignment, arguments.workers, "--GradingExecute.shutdown_kernel=graceful"))
@@ -246,6 +255,8 @@ def main():
                         help="also our parallel command with kernels shut down gracefully")
     parser.add_argument("--no-caches", action="store_true",
                         help="also our parallel command without the kernels' caches")
+    parser.add_argument("--cold", action="store_true",
+                        help="also our parallel command, and stock serial, with kernels started cold")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also draw submissions per minute as a bar chart")
     arguments = parser.parse_args()

@@ -5,7 +5,7 @@
 Runs the README's main job (`python -m grader demo`: theory03 in both languages, honest
 work, a wrong answer, hard-coded answers, a fork bomb and a snoop, graded in parallel),
 then grades a copy of its course again with stock serial `nbgrader autograde` under the
-course's configuration, and compares every graded cell's score and reason (drawn numbers
+course's configuration, each kernel a new Python (not forked warm), and compares every graded cell's score and reason (drawn numbers
 blanked, as `grader.reports.report.shape_of` does) of every student. Prints each
 difference, and how many cells were compared; exits 1 on any difference.
 """
@@ -39,6 +39,7 @@ def main():
         shutil.copytree(folder, serial, symlinks=True)
         for assignment in ASSIGNMENTS:
             subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force",
+                            "--SandboxedKernelManager.warm_start=False",
                             f"--CourseDirectory.root={serial}", "--log-level=ERROR"], cwd=serial,
                            env=environment(), check=True, capture_output=True)
             parallel, reference = verdicts(folder, assignment), verdicts(serial, assignment)
@@ -56,7 +57,8 @@ def main():
     for line in differences:
         print("DIFFERS", line)
     print(f"{compared} graded cells compared (score and reason): "
-          f"{len(differences)} differ between the demo's parallel grading and stock serial nbgrader")
+          f"{len(differences)} differ between the demo's parallel grading and stock serial nbgrader "
+          "with cold kernels")
     return 1 if differences else 0
 
 

@@ -5,20 +5,23 @@
 Grades one submission of a course folder (already generated and submitted) with
 `nbgrader autograde` and the course's configuration, in this process, with a
 timer around each step, then writes its feedback; prints one JSON object:
-seconds per step, and the peak memory (MiB) of this grading process and of its
-kernel (its cgroup's peak; without one, the largest process waited for). The steps:
+seconds per step, and the peak memory (MiB) of this grading process, of its
+kernel (its cgroup's peak; without one, the largest process waited for) and of the
+zygote its kernels share. The steps:
 
 - process start and imports: from `--spawned-at` (a CLOCK_MONOTONIC reading taken
   by whoever started this process) to nbgrader, the grader and the unit's checks
   imported; `python -m grader grade` pays it once per run (it forks its grading
   processes from a process that has imported them);
 - preflight: a kernel checks the course it runs (once per run, not per submission);
-- kernel caches: matplotlib's font list and lab 03's mypy cache, built once per run
-  (grader/sandbox/kernel_caches.py);
+- kernel caches and zygote: matplotlib's font list and lab 03's mypy cache, built
+  once per run (grader/sandbox/kernel_caches.py), and the process every kernel is
+  forked from, which imports ipykernel, numpy and torch once (grader/sandbox/warm_start.py);
 - nbgrader: the app's start, the gradebook's submission record, copying and
   reading the notebook, the sanitizing preprocessors (what is left of the total);
 - sandbox set-up: the kernel's command, cgroup, private folder, sealing, clean-up;
-- kernel start: bubblewrap, Python and ipykernel starting, up to its first answer;
+- kernel start: bubblewrap, the kernel forked into its sandbox (or, cold, Python and
+  ipykernel starting), up to its first answer;
 - kernel shutdown: the kernel stopped, its client's sockets closed;
 - the notebook's imports (its first code cell: torch, numpy, matplotlib...);
 - the notebook's cells: the other cells that are not graded tests;
@@ -40,6 +43,8 @@ from pathlib import Path
 STARTED = time.monotonic()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from grader.sandbox.warm_start import ZYGOTE_VARIABLE  # noqa: E402 (after the path)
 
 spent = defaultdict(float)
 kernel_peaks = []  # MiB, from each kernel's cgroup
@@ -176,7 +181,22 @@ def main():
     # without a cgroup: the largest process waited for (the kernel's, when its parents wait)
     steps["peak MiB, kernel"] = max(kernel_peaks or [
         resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / mib])
+    zygote = os.environ.get(ZYGOTE_VARIABLE)
+    if zygote:  # its pages are every kernel's, shared, and counted here once
+        steps["peak MiB, zygote (once per grading process)"] = zygote_peak(zygote) / mib
     print(json.dumps(steps))
+
+
+def zygote_peak(socket_path):
+    """The zygote's peak resident memory in KiB (the process whose command line names its socket)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and socket_path in (entry / "cmdline").read_text():
+                status = (entry / "status").read_text()
+                return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
+        except (OSError, StopIteration):
+            continue
+    return 0
 
 
 if __name__ == "__main__":

@@ -133,11 +133,11 @@ def test_a_kernel_killed_at_once_leaves_nothing_for_the_next_one(tmp_path):
     assert processes_of(uid) == []
 
 
-async def in_a_kernel(folder, code, mypy_cache=False, **traits):
+async def in_a_kernel(folder, code, mypy_cache=False, extra_arguments=(), **traits):
     """What `code` prints in a sandboxed kernel working on `folder`."""
     manager = SandboxedKernelManager(**traits)
     manager.submission_folder, manager.mypy_cache = str(folder), mypy_cache
-    await manager.start_kernel(cwd=str(folder))
+    await manager.start_kernel(cwd=str(folder), extra_arguments=list(extra_arguments))
     client = manager.client()
     client.start_channels()
     printed = []
@@ -225,6 +225,7 @@ print(json.dumps({
     'processes': len([p for p in os.listdir('/proc') if p.isdigit()]),
     'tmp': sorted('course-kernel-*' if p.startswith('course-kernel-') else p for p in os.listdir('/tmp')),
     'env': sorted(os.environ),
+    'arguments': sys.argv[3:],
 }))
 """
 
@@ -234,19 +235,21 @@ print(json.dumps({
 def test_a_warm_kernel_is_confined_as_a_cold_one(tmp_path, cgroup):
     """A kernel forked from the zygote (grader/sandbox/warm_start.py) into bubblewrap's sandbox has
     the cold kernel's user, capabilities (none), no_new_privs, seccomp filter, environment,
-    working copy and descriptors (by kind: none of the zygote's), and sees no more processes
+    arguments, working copy and descriptors (by kind: none of the zygote's), and sees no more processes
     than its placeholder besides."""
     import asyncio
     import json
 
     tmp_path.chmod(0o755)
     (tmp_path / "answer.txt").write_text("mine")
-    seen = {warm: json.loads(asyncio.run(in_a_kernel(tmp_path, CONFINEMENT, warm_start=warm,
-                                                     use_cgroup=cgroup)).strip().splitlines()[-1])
+    nbclient_gives = ["--HistoryManager.hist_file=:memory:"]  # what nbclient adds to every kernel's
+    seen = {warm: json.loads(asyncio.run(in_a_kernel(tmp_path, CONFINEMENT, warm_start=warm, use_cgroup=cgroup,
+                                                     extra_arguments=nbclient_gives)).strip().splitlines()[-1])
             for warm in (True, False)}
     print(json.dumps(seen, indent=1))
     assert seen[True].pop("warm") and not seen[False].pop("warm")  # torch was there already, or not
     assert seen[True]["status"] == seen[False]["status"]
+    assert seen[True]["arguments"] == seen[False]["arguments"] and nbclient_gives[0] in seen[True]["arguments"]
     assert seen[True]["status"]["CapEff"] == "0000000000000000" and seen[True]["status"]["NoNewPrivs"] == "1"
     assert seen[True]["processes"] == seen[False]["processes"] + 1  # the placeholder
     del seen[True]["processes"], seen[False]["processes"]

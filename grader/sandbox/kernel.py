@@ -47,11 +47,8 @@ WORKDIR = "/submission"
 SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
 REAP_SECONDS = 20  # the longest a released sandbox's processes are waited for
 ENVIRONMENT = ("PYDEVD_DISABLE_FILE_VALIDATION",)  # passed through if set
-# IPython before 9.7 puts the working directory on sys.path despite PYTHONSAFEPATH; and its
-# history in memory: a history file needs a thread, which IPython stops before every fork and
-# starts again at the next cell, so after a fork bomb that cell failed or not depending on
-# whether the file could be opened (warm kernels could, cold ones as an ordinary user could not)
-KERNEL_ARGUMENTS = ["--IPKernelApp.ignore_cwd=True", "--HistoryManager.hist_file=:memory:"]
+# IPython before 9.7 puts the working directory on sys.path despite PYTHONSAFEPATH
+IGNORE_CWD = "--IPKernelApp.ignore_cwd=True"
 MISSING_TOOL = (
     "bubblewrap (bwrap) is not installed, so student code would run with your own "
     "permissions. Install it (Debian/Ubuntu: `apt-get install bubblewrap`), or opt out "
@@ -228,7 +225,7 @@ class SandboxedKernelManager(AsyncKernelManager):
                    "seccomp": seccomp.program().hex() if self._group is None and seccomp.covers() else None,
                    "cwd": WORKDIR, "alive": str(self._private / "alive"),
                    "env": {**self._kernel_env, "PWD": WORKDIR},  # as the cold kernel's shell sets it
-                   "connection_file": self.connection_file, "arguments": KERNEL_ARGUMENTS}
+                   "connection_file": self.connection_file, "arguments": self._kernel_arguments}
         await asyncio.to_thread(warm_start.start, self._zygote, request)
 
     def seal_private(self, timeout=10):
@@ -331,10 +328,12 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             drop = []
         start = ["/bin/sh", "-c", copy + 'exec "$@"', SUBMISSION_COPY] + drop
+        # a warm kernel takes the cold one's arguments (nbclient's among them: its history in
+        # memory, with no thread to stop before a fork and start again after)
+        self._kernel_arguments = command[command.index("-f") + 2:] + [IGNORE_CWD]
         if self._zygote is not None:  # a placeholder: the zygote forks the kernel into the sandbox
             return enter_group + limits + ["--"] + sandbox + ["--"] + start + ["cat", str(self._private / "alive")]
-        # IPython before 9.7 puts the working directory on sys.path despite PYTHONSAFEPATH
-        return enter_group + limits + ["--"] + sandbox + ["--"] + start + command + KERNEL_ARGUMENTS
+        return enter_group + limits + ["--"] + sandbox + ["--"] + start + command + [IGNORE_CWD]
 
     def defences(self):
         """What protects the machine from this kernel, in a few words (for reports)."""
