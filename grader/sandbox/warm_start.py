@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 PREFIX = "course-zygote-"  # then the pid of the process that started it (cgroups.maker_is_gone)
@@ -32,6 +33,7 @@ ZYGOTE_VARIABLE = "COURSE_ZYGOTE"  # a running zygote's socket, for processes th
 SCRIPT = Path(__file__).with_name("zygote.py")
 START_SECONDS = 120  # the longest a zygote may take to import what it imports
 _started = []  # this process's zygote: [socket path], or [None] when none could start
+_starting = threading.Lock()  # a Dask worker's threads may start kernels side by side
 
 
 class WarmStartFailed(RuntimeError):
@@ -41,6 +43,11 @@ class WarmStartFailed(RuntimeError):
 def zygote(environment):
     """The socket of this grader's zygote, started on first use with `environment`; None
     when none can be (kernels then start cold)."""
+    with _starting:
+        return _zygote(environment)
+
+
+def _zygote(environment):
     if _started:
         return _started[0]
     inherited = os.environ.get(ZYGOTE_VARIABLE, "")
