@@ -105,7 +105,8 @@ def warm_up(scheduler=None, assignment="", root=None, options=()):
         importlib.import_module(f"grader.checks.{unit}")
     if scheduler:
         import distributed  # noqa: F401  (each process sends its submission through a client)
-    elif root is not None:
+    elif root is not None and Path(root, "nbgrader_config.py").exists():
+        # (without the course's configuration its kernels are stock nbgrader's: no sandbox)
         import nbformat
 
         from grader.plugins.execute import runs_mypy

@@ -73,6 +73,7 @@ if student == "locked" and len(tries.read_text()) < 2:
           'database is locked'); sys.exit(1)
 if student == "sleeps":
     signal.signal(signal.SIGINT, lambda *a: (tries.write_text("interrupted"), sys.exit(1)))
+    (folder / "listening").write_text("")  # a Ctrl-C now is heard
     time.sleep(60)
 '''
 
