@@ -127,7 +127,9 @@ def local_dask(workers):
     folder = Path(tempfile.mkdtemp(prefix="course-bench-dask-"))
     file = folder / "scheduler.json"
     dask = [sys.executable, "-m", "dask"]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder,
+             # its scratch space in its folder, not /tmp/dask-scratch-space (left behind)
+             "env": {**os.environ, "DASK_TEMPORARY_DIRECTORY": str(folder)}}
     processes = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                    "--no-dashboard", "--scheduler-file", str(file)], **quiet)]
     try:

@@ -169,7 +169,7 @@ class PasswordFor:
         return options
 
 
-def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, dask_cluster):
+def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, dask_cluster, grader):
     serial, _, _ = graded
     course, run, db_url = on_cluster
     assert run.returncode == 0, run.stderr[-3000:]
@@ -185,6 +185,10 @@ def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, das
                         for o in c.outputs)
     assert "fork refused after" in outputs
     assert "cgroup v" in bomb.metadata["course"]["grading"]["defences"]
+    # the cluster works in its own folder: nothing of it in the shared temporary folder
+    uid = grader.user.pw_uid if grader.user is not None else os.getuid()
+    scratch = [path for path in Path(tempfile.gettempdir()).glob("dask-scratch-space*") if path.stat().st_uid == uid]
+    assert scratch == [], scratch
 
 
 def test_an_unreachable_scheduler_is_said_plainly(graded):

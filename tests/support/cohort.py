@@ -88,6 +88,8 @@ def local_cluster(grader):
     folder = Path(course_folder())
     grader.own(folder)
     run_as = grader.options()
+    # the scheduler's scratch space in the folder removed at the end, not /tmp/dask-scratch-space
+    run_as["env"]["DASK_TEMPORARY_DIRECTORY"] = str(folder)
     file = folder / "scheduler.json"
     dask = [sys.executable, "-m", "dask"]
     processes = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
