@@ -44,7 +44,7 @@ STARTED = time.monotonic()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.sandbox.warm_start import ZYGOTE_VARIABLE  # noqa: E402 (after the path)
+from grader.sandbox.warm_start import ZYGOTE_VARIABLE, zygote_pid  # noqa: E402 (after the path)
 
 spent = defaultdict(float)
 kernel_peaks = []  # MiB, from each kernel's cgroup
@@ -188,15 +188,12 @@ def main():
 
 
 def zygote_peak(socket_path):
-    """The zygote's peak resident memory in KiB (the process whose command line names its socket)."""
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and socket_path in (entry / "cmdline").read_text():
-                status = (entry / "status").read_text()
-                return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
-        except (OSError, StopIteration):
-            continue
-    return 0
+    """The zygote's peak resident memory in KiB."""
+    try:
+        status = Path(f"/proc/{zygote_pid(socket_path)}/status").read_text()
+        return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
+    except (OSError, StopIteration):
+        return 0
 
 
 if __name__ == "__main__":

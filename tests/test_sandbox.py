@@ -328,16 +328,6 @@ def running(pid):
         return False
 
 
-def zygote_pid(socket_path):
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and socket_path in (entry / "cmdline").read_text():
-                return int(entry.name)
-        except OSError:
-            continue
-    return None
-
-
 @pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
 def test_a_failed_warm_start_starts_the_kernel_cold(tmp_path, monkeypatch):
     """When the zygote is gone, the kernel asked of it starts cold instead, and works: no
@@ -351,7 +341,7 @@ def test_a_failed_warm_start_starts_the_kernel_cold(tmp_path, monkeypatch):
     tmp_path.chmod(0o755)
     code = "import sys\nprint('warm' if 'torch' in sys.modules else 'cold', 6 * 7)"
     assert asyncio.run(in_a_kernel(tmp_path, code)).split() == ["warm", "42"]
-    pid = zygote_pid(warm_start._started[0])
+    pid = warm_start.zygote_pid(warm_start._started[0])
     os.kill(pid, signal.SIGKILL)
     print("killed the zygote", pid)
     assert asyncio.run(in_a_kernel(tmp_path, code)).split() == ["cold", "42"]
@@ -376,7 +366,7 @@ def test_the_zygote_lives_as_long_as_the_process_that_started_it():
     import sys
     import time
 
-    from grader.sandbox.warm_start import ZYGOTE_VARIABLE
+    from grader.sandbox.warm_start import ZYGOTE_VARIABLE, zygote_pid
     alone = {name: value for name, value in os.environ.items() if name != ZYGOTE_VARIABLE}  # not this one's
     process = subprocess.Popen([sys.executable, "-c", ZYGOTE_FROM_A_THREAD], stdout=subprocess.PIPE, text=True,
                                env=alone)

@@ -108,6 +108,17 @@ def start(path, request, timeout=60):
     return int(answer.split()[1])
 
 
+def zygote_pid(path):
+    """The pid of the zygote listening at socket `path` (its command line names it), or None."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and path in (entry / "cmdline").read_text():
+                return int(entry.name)
+        except OSError:
+            continue
+    return None
+
+
 def children(pid):
     try:
         return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
