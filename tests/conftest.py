@@ -45,8 +45,9 @@ def pytest_unconfigure(config):
         remove_orphans(name)
 
 
-# The suite runs in two processes (pytest-xdist, `-n 2 --dist loadfile` in pyproject.toml): much
-# of it waits on servers, kernels and browsers, and two processes fill two cores. A module's tests
+# The suite runs in three processes (pytest-xdist, `-n 3 --dist loadfile` in pyproject.toml): much
+# of it waits on servers, kernels, browsers and deliberate time limits, so two processes left the two
+# cores idle 15 % of the time (about 2 % with three: /proc/stat, one run of each). A module's tests
 # stay in one process, with its fixtures. The longest modules are handed out first, so that no process
 # is left alone with a long one at the end. The classroom waits until no module that runs something as
 # another user is running (support/processes.py), so it comes after all of those, and the modules that

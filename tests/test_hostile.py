@@ -290,8 +290,8 @@ def test_report_and_terminal_get_no_control_characters_or_formulas(graded):
 
 def test_one_slow_dying_notebook_is_bounded(graded):
     course = graded.course
-    nb = course.autograded(ASSIGNMENT, "slow_and_dying")
-    assert f"used up its {NOTEBOOK_SECONDS} s" in outputs(course, "slow_and_dying")
+    nb = course.autograded(ASSIGNMENT, "asleep_and_dying")
+    assert f"used up its {NOTEBOOK_SECONDS} s" in outputs(course, "asleep_and_dying")
     size = (course.root / "autograded" / "display_updates" / ASSIGNMENT / "theory03.ipynb").stat().st_size
     assert size < 12_000_000 and "output cut off" in outputs(course, "display_updates")
     assert nb.cells
