@@ -14,7 +14,7 @@ from support.course import (
     course_folder,
     ordinary_user,
 )
-from support.processes import done, once, share, working_as_others
+from support.processes import done, once, share
 
 # `pytest -m "not slow"`, the fast subset the README names, leaves out what grades (the
 # `grader` fixture), starts a server, a browser or JupyterLab, builds the course or its
@@ -49,38 +49,19 @@ def pytest_unconfigure(config):
 # of it waits on servers, kernels, browsers and deliberate time limits, so two processes left the two
 # cores idle 15 % of the time (about 2 % with three: /proc/stat, one run of each). A module's tests
 # stay in one process, with its fixtures. The longest modules are handed out first, so that no process
-# is left alone with a long one at the end. The classroom waits until no module that runs something as
-# another user is running (support/processes.py), so it comes after all of those, and the modules that
-# run everything as the suite's own user (and its notebooks, run by nbval) come after it, beside it.
-LONGEST_FIRST = ["test_hostile.py", "test_cohort.py", "test_browser.py", "test_grading.py",
+# is left alone with a long one at the end; the classroom's test runs from a copy of the checkout
+# (support/checkout.py), so it runs beside the others.
+LONGEST_FIRST = ["test_classroom.py", "test_hostile.py", "test_cohort.py", "test_browser.py", "test_grading.py",
                  "test_hostile_lab03.py", "test_hostile_lab01.py", "test_faults.py",
                  "test_formgrader_browser.py", "test_student_setup.py", "test_same_verdicts.py",
                  "test_exchange_isolation.py", "test_hostile_install.py", "test_gradebook_postgres.py"]
-CLASSROOM = "test_classroom.py"
-BESIDE_THE_CLASS = ["test_instructor_commands.py", "test_build.py", "test_site.py", "test_suite_processes.py",
-                    "test_commands.py", "test_lab03.py", "test_lab01.py", "test_theory03.py", "test_checks.py",
-                    "test_engine.py", "test_spanish.py", "test_no_import_cycles.py", "test_config_load.py",
-                    "test_handout.py", "test_layout_of_tests.py", "test_teaching_helpers.py", "test_uids.py",
-                    "test_classroom_parts.py", "test_roster.py", "test_exchange_rules.py", "test_inert.py"]
-
-
-def beside_the_class(item):
-    return item.path.name in BESIDE_THE_CLASS or item.path.suffix == ".ipynb"
 
 
 def place_of(item):
-    """Where the item's module goes in the queue (see above)."""
+    """Where the item's module goes in the queue (see above): the longest first, then the rest
+    in the order pytest collected them."""
     name = item.path.name
-    if beside_the_class(item):
-        return (2, BESIDE_THE_CLASS.index(name) if name in BESIDE_THE_CLASS else len(BESIDE_THE_CLASS))
-    if name == CLASSROOM:
-        return (1, 0)
-    return (0, LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST))
-
-
-@pytest.hookimpl(tryfirst=True)  # before the module's fixtures: the classroom's waits in its own
-def pytest_runtest_setup(item):
-    working_as_others(not beside_the_class(item))
+    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
 def pytest_collection_modifyitems(items):

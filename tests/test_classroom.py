@@ -15,7 +15,6 @@ import pwd
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 import tempfile
 import time
@@ -25,8 +24,8 @@ from shutil import which
 
 import pytest
 from support.browser import CHROMIUM, cells, close_dialog, run_all, type_into, validate
+from support.checkout import checkout_copy
 from support.hub_client import HubUser
-from support.processes import alone
 
 from authoring.build import ROOT
 
@@ -65,11 +64,19 @@ def run(command, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def classroom(tmp_path_factory):
-    """The classroom started once from a roster by the README's command, shared by every test;
-    Carol's server started and left idle (the culling test's); removed at the end with
-    `classroom remove` (its backup checked, users gone)."""
-    alone()  # the class hides the checkout that every other test runs from (support/processes.py)
+def checkout():
+    """The department's checkout the class runs from: a copy of this one, which the class hides
+    while the rest of the suite runs from this one (tests/support/checkout.py)."""
+    with checkout_copy() as copy:
+        yield copy
+
+
+@pytest.fixture(scope="module")
+def classroom(checkout):
+    """The classroom started once from a roster by the README's command, run with the checkout's
+    Python from the checkout, shared by every test; Carol's server started and left idle (the
+    culling test's); removed at the end with `classroom remove` (its backup checked, users gone)."""
+    python = checkout.python
     # not under pytest's tmp_path: another pytest run as root may delete old ones meanwhile
     shared = Path(tempfile.mkdtemp(prefix="classroom-test-"))  # students reach the exchange in it
     shared.chmod(0o755)
@@ -81,17 +88,19 @@ def classroom(tmp_path_factory):
                       "carol,Carol Idle,en,student\n", encoding="utf-8")
     state = folder / "state"
     try:
-        out = run([sys.executable, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
+        out = run([python, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
                    "--exchange", str(shared / "exchange"), "--student-env", str(shared / "student-env"),
                    "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB),
-                   "--cull-after", str(CULL_AFTER)], cwd=ROOT)
+                   "--cull-after", str(CULL_AFTER)], cwd=checkout.root)
     except BaseException:
-        subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
+        subprocess.run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
                        check=False)
         shutil.rmtree(shared, ignore_errors=True)
         raise
     print(out)
     try:  # from here on, whatever fails, the class is removed below
+        # the class hid its own checkout; this one, which the rest of the suite runs from, stays open
+        assert checkout.root.stat().st_mode & 0o077 == 0o050 and ROOT.stat().st_mode & 0o005 == 0o005
         url = re.search(r"classroom running: (\S+)", out).group(1)
         with open(state / "passwords.csv", encoding="utf-8") as listing:
             logins = {("idle" if row["id"] == "carol" else row["language"]) if row["role"] == "student"
@@ -100,21 +109,22 @@ def classroom(tmp_path_factory):
         assert carol.log_in()
         carol.api("POST", f"hub/api/users/{carol.login}/server")  # not waited for: it starts meanwhile
         yield {"url": url, "people": logins, "state": state, "exchange": shared / "exchange",
-               "student_env": shared / "student-env", "idle_since": time.monotonic()}
+               "student_env": shared / "student-env", "idle_since": time.monotonic(),
+               "python": python, "checkout": checkout.root}
     finally:
         if "logins" not in locals():  # the set-up failed: remove the class, and let its error show
-            subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
+            subprocess.run([python, "-m", "classroom", "remove", "--state", str(state),
                             "--confirm", PREFIX], check=False)
             shutil.rmtree(shared, ignore_errors=True)
         else:
-            refused = subprocess.run([sys.executable, "-m", "classroom", "remove", "--state", str(state),
+            refused = subprocess.run([python, "-m", "classroom", "remove", "--state", str(state),
                                       "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
             assert refused.returncode and "not removed" in refused.stderr
             assert all(accounts_exist(p["login"]) for p in logins.values())
             homes = {key: pwd.getpwnam(p["login"]).pw_dir.lstrip("/") for key, p in logins.items()}
             (Path("/") / homes["es"] / "kept.txt").write_text("her work")
             backup = state / "backup.tar.gz"
-            print(run([sys.executable, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
+            print(run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
                        "--backup", str(backup)], cwd="/"))
             for person in logins.values():
                 assert not accounts_exist(person["login"])
@@ -125,7 +135,7 @@ def classroom(tmp_path_factory):
                          f"{homes['es']}/kept.txt"):
                 assert any(name.startswith(kept) for name in names), kept
             print(f"the backup holds {len(names)} entries: the gradebook, the course folder, the students' work")
-            assert ROOT.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
+            assert checkout.root.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
             shutil.rmtree(shared)
 
 
@@ -261,7 +271,7 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
         for lang in ("es", "en"):
             assignment = f"theory03-{lang}"
             run_as(teacher, course, "nbgrader", "collect", assignment, f"--course=autograd-by-hand-{lang}")
-            print(run_as(teacher, course, sys.executable, "-m", "grader", "grade", assignment, env=grading)[-600:])
+            print(run_as(teacher, course, classroom["python"], "-m", "grader", "grade", assignment, env=grading)[-600:])
             run_as(teacher, course, "nbgrader", "generate_feedback", assignment)
             run_as(teacher, course, "nbgrader", "release_feedback", assignment,
                    f"--course=autograd-by-hand-{lang}")
@@ -387,8 +397,8 @@ def hub_pid(classroom):
     return int((classroom["state"] / "hub.pid").read_text())
 
 
-def classroom_command(*arguments):
-    return run([sys.executable, "-m", "classroom", *arguments], cwd="/")  # from any folder
+def classroom_command(classroom, *arguments):
+    return run([classroom["python"], "-m", "classroom", *arguments], cwd="/")  # from any folder
 
 
 def test_a_student_kernel_reads_nothing_that_is_not_theirs(classroom):
@@ -398,9 +408,10 @@ def test_a_student_kernel_reads_nothing_that_is_not_theirs(classroom):
     bob_home = pwd.getpwnam(classroom["people"]["en"]["login"]).pw_dir
     (teacher / "autograded").mkdir(exist_ok=True)
     (teacher / "submitted").mkdir(exist_ok=True)
-    targets = {"the solutions (checkout)": ROOT / "source/theory03-es/theory03.ipynb",
-               "the references (checkout)": ROOT / "grader/__init__.py",
-               "the course's Python (checkout)": ROOT / ".venv/bin/python",
+    checkout = classroom["checkout"]
+    targets = {"the solutions (checkout)": checkout / "source/theory03-es/theory03.ipynb",
+               "the references (checkout)": checkout / "grader/__init__.py",
+               "the course's Python (checkout)": classroom["python"],
                "the instructor's source": teacher / "source",
                "the gradebook": teacher / "gradebook.db",
                "autograded": teacher / "autograded", "submitted": teacher / "submitted",
@@ -577,9 +588,9 @@ def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom
 
 
 def test_the_service_unit_says_whether_systemd_runs(classroom):
-    out = classroom_command("service", "--state", str(classroom["state"]))
+    out = classroom_command(classroom, "service", "--state", str(classroom["state"]))
     unit = (classroom["state"] / f"classroom-{PREFIX}.service").read_text()
-    assert f"ExecStart={sys.executable} -m classroom start --state {classroom['state']}" in unit
+    assert f"ExecStart={classroom['python']} -m classroom start --state {classroom['state']}" in unit
     assert "KillMode=process" in unit
     assert ("systemctl enable" in out) == os.path.isdir("/run/systemd/system")
     print(out)
@@ -623,7 +634,7 @@ def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
     os.kill(hub_pid(classroom), 9)
     time.sleep(1)
     assert not hub_is_running(state)
-    print(classroom_command("start", "--state", str(state)))
+    print(classroom_command(classroom, "start", "--state", str(state)))
     ana = hub_user(classroom, "es")
     out, error = ana.run(kernel, "print('SURVIVED', x + 1)")
     assert error is None and "SURVIVED 42" in out
@@ -635,11 +646,11 @@ def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
 
     before = files_of(teacher, home)
     gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
-    print(classroom_command("stop", "--state", str(state)))
+    print(classroom_command(classroom, "stop", "--state", str(state)))
     assert not hub_is_running(state) and not leftover_culler(class_state)
     assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
     assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
-    print(classroom_command("start", "--state", str(state)))
+    print(classroom_command(classroom, "start", "--state", str(state)))
     after = files_of(teacher, home)
     assert {k: v for k, v in after.items() if k in before} == before, set(before) - set(after)
     assert (teacher / "autograd-by-hand/gradebook.db").read_bytes() == gradebook

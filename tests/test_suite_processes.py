@@ -1,7 +1,7 @@
 """How the suite's processes behave. A test run stopped with SIGTERM (a CI time limit, `kill PID`)
 still runs its fixtures' clean-up, as Ctrl-C does: a killed run must not leave system users or servers
-behind for the next one. Under pytest-xdist, the classroom's test waits until every other process of
-the run has finished (tests/support/processes.py)."""
+behind for the next one. The classroom's test runs the class from a copy of the checkout
+(tests/support/checkout.py), so it runs beside the others."""
 import os
 import signal
 import subprocess
@@ -44,50 +44,25 @@ def test_sigterm_runs_the_session_fixtures_clean_up(tmp_path, processes):
     assert run.returncode != 0  # an interrupted run does not pass
 
 
-PROCESS = """
-import pathlib, sys, time
-from types import SimpleNamespace
-from support.processes import alone, done, share, working_as_others
-share(SimpleNamespace(workerinput={"testrunuid": sys.argv[1]}))
-finished = pathlib.Path(sys.argv[3])
-if sys.argv[2] in ("works", "works beside"):
-    working_as_others(sys.argv[2] == "works")
-    print("working", flush=True)
-    time.sleep(3)
-    finished.write_text("finished")
-else:
-    alone()
-    print("alone; the other process had", "finished" if finished.exists() else "NOT finished", flush=True)
-done()
-"""
+def test_the_classroom_runs_from_a_copy_of_the_checkout():
+    """The class hides the checkout it runs from; its test runs it from a copy (with the copy's own
+    Python environment), so the rest of the suite keeps running from this one beside it."""
+    from support.checkout import checkout_copy
 
-
-def process(run, role, finished):
-    return subprocess.Popen([sys.executable, "-c", PROCESS, run, role, str(finished)], stdout=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONPATH": str(HERE)})
-
-
-def test_the_classroom_waits_until_every_other_process_has_finished(tmp_path):
-    run = f"alone-{os.getpid()}"
-    working = process(run, "works", tmp_path / "finished")
-    assert working.stdout.readline().strip() == "working"
-    waiting = process(run, "waits", tmp_path / "finished")
-    said = waiting.communicate(timeout=60)[0]
-    working.wait(timeout=60)
-    print(said)
-    assert "the other process had finished" in said
-    # alone, it does not wait
-    assert "NOT finished" in process(f"{run}-b", "waits", tmp_path / "never").communicate(timeout=60)[0]
-
-
-def test_a_module_that_runs_nothing_as_another_user_runs_beside_the_classroom(tmp_path):
-    run = f"beside-{os.getpid()}"
-    working = process(run, "works beside", tmp_path / "finished")
-    assert working.stdout.readline().strip() == "working"
-    said = process(run, "waits", tmp_path / "finished").communicate(timeout=60)[0]
-    working.wait(timeout=60)
-    print(said)
-    assert "the other process had NOT finished" in said
+    from authoring.build import ROOT
+    script = "import sys, classroom.course, grader; print(classroom.course.ROOT, grader.__file__, sys.prefix)"
+    original = (Path(sys.prefix) / "bin" / "nbgrader").read_bytes()
+    with checkout_copy() as copy:
+        said = subprocess.run([copy.python, "-c", script], cwd="/", capture_output=True, text=True, check=True)
+        shebang = (copy.python.parent / "nbgrader").read_text().splitlines()[0]
+        place = copy.root.parent
+    print(said.stdout, shebang)
+    root, grader, prefix = said.stdout.split()
+    assert Path(root) == copy.root and Path(grader) == copy.root / "grader" / "__init__.py"
+    assert Path(prefix) == copy.python.parent.parent and prefix.startswith(str(copy.root) + "/")
+    assert shebang.startswith(f"#!{copy.python.parent}/")  # the copy's scripts run the copy's Python
+    assert (Path(sys.prefix) / "bin" / "nbgrader").read_bytes() == original  # hard links left as they were
+    assert not place.exists() and ROOT.exists()
 
 
 MAKES_A_USER = """

@@ -9,7 +9,8 @@
 - `servers`: PostgreSQL on loopback, free ports;
 - `browser`: JupyterLab driven in Chromium;
 - `processes`: what the run's processes share under pytest-xdist (folders made once for the
-  run; the classroom's test runs alone).
+  run, system users removed by its last process);
+- `checkout`: a copy of the checkout, with its Python environment, for the classroom to run from.
 
 Tests import them as `support.X` (tests/ is on sys.path under pytest); a benchmark as
 `tests.support.X`, so these modules import each other relatively.

@@ -6,14 +6,8 @@
   start to its end, and the one that can take it alone is the last.
 - **System users the run made** (`remove_at_the_end`: the grading user) are removed by its last
   process too.
-- **The classroom's test runs beside nothing that uses other users** (`alone`, `working_as_others`).
-  A class hides the checkout it runs from (mode 0750, its staff group), and most tests run something as
-  an ordinary user from the checkout (the grading user, a student, a sandboxed kernel, all with the
-  checkout's Python). A process holds a shared lock on `others.lock` while it runs such a module; the
-  classroom's fixture waits for the exclusive one. Modules that run everything as the suite's own user
-  (tests/conftest.py names them) run beside the class.
 
-Without pytest-xdist there is one process: `once` makes the folder, `alone` returns at once.
+Without pytest-xdist there is one process: `once` makes the folder at once.
 """
 import fcntl
 import shutil
@@ -23,36 +17,19 @@ from pathlib import Path
 
 _run = None  # under pytest-xdist, the run's folder: /tmp/course-tests-<the run's id>
 _held = None  # this process's open alive.lock, shared from its start to its end
-_others = None  # this process's open others.lock
-_others_state = None  # how it holds others.lock: fcntl.LOCK_SH, LOCK_EX or LOCK_UN
 _made = []  # folders `once` made without pytest-xdist
 _users = []  # system users this process made without pytest-xdist
 
 
 def share(config):
     """At a process's start (pytest_configure)."""
-    global _run, _held, _others
+    global _run, _held
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         _run = Path(tempfile.gettempdir()) / f"course-tests-{workerinput['testrunuid']}"
         _run.mkdir(mode=0o700, exist_ok=True)
         _held = open(_run / "alive.lock", "a")  # noqa: SIM115 - held until the process ends
         fcntl.flock(_held, fcntl.LOCK_SH)
-        _others = open(_run / "others.lock", "a")  # noqa: SIM115
-        working_as_others(True)
-
-
-def working_as_others(yes):
-    """Before each module: whether it runs something as another user (then it waits while
-    the classroom runs), or not (then the classroom may run beside it)."""
-    _lock_others(fcntl.LOCK_SH if yes else fcntl.LOCK_UN)
-
-
-def _lock_others(state):
-    global _others_state
-    if _others is not None and state != _others_state:
-        fcntl.flock(_others, state)  # from shared to exclusive: the shared lock goes first
-        _others_state = state
 
 
 def once(name, make):
@@ -76,11 +53,6 @@ def remove_at_the_end(login):
     else:
         with open(_run / "users", "a") as record:
             record.write(login + "\n")
-
-
-def alone():
-    """Wait until no other process of this run is running a module that works as another user."""
-    _lock_others(fcntl.LOCK_EX)
 
 
 def done():
@@ -107,4 +79,3 @@ def done():
     if _held is not None:
         _held.close()
         _held = None
-    _lock_others(fcntl.LOCK_UN)
