@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from nbformat.v4 import new_code_cell
+from support.checkout import copy_tracked_files
 from support.course import ROOT, Course, course_folder, graded_cells, verdict_text
 
 from grader.sandbox.kernel import sandbox_available
@@ -50,12 +51,7 @@ def installed():
     place = Path(tempfile.mkdtemp(prefix="course-install-"))
     place.chmod(0o755)
     source = place / "src"
-    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
-    for name in files:
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
+    copy_tracked_files(source)
     venv = place / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
     python = venv / "bin" / "python"
