@@ -705,12 +705,34 @@ MESSAGES = {
         "en": "dated in the future (it would displace every later submission of {student}): not collected",
         "es": "fechada en el futuro (desplazaría todas las entregas posteriores de {student}): no se recoge",
     },
-    "cohort_refused": {"en": "Refused at collection", "es": "Rechazadas al recoger"},
+    "collect_changed": {
+        "en": "changed after it was handed in (its last change is later than the time in its name): "
+              "collected as it is, dated by its last change",
+        "es": "cambió después de entregarse (su último cambio es posterior a la hora de su nombre): "
+              "se recoge tal como está, con la fecha de su último cambio",
+    },
+    # --- a submission over the size cap (course/exchange.py, classroom/hand_in.py) ---
+    "submit_too_big": {
+        "en": "Not handed in: {assignment} holds {found} MiB of files, more than the {mib} MiB a submission "
+              "may hold. Take the large files you do not need out of the folder {assignment}/ and submit again.",
+        "es": "No se ha entregado: {assignment} tiene {found} MiB de archivos, más de los {mib} MiB que puede "
+              "tener una entrega. Saca de la carpeta {assignment}/ los archivos grandes que no necesites y "
+              "vuelve a entregar.",
+    },
+    "hand_in_removed": {
+        "en": "Your submission of {assignment} ({folder}) was removed from the exchange: it held {found} MiB of "
+              "files, more than the {mib} MiB a submission may hold, so it is not handed in. Take the large "
+              "files you do not need out of the folder {assignment}/ and submit again.\n",
+        "es": "Tu entrega de {assignment} ({folder}) se ha quitado del intercambio: tenía {found} MiB de "
+              "archivos, más de los {mib} MiB que puede tener una entrega, así que no está entregada. Saca de "
+              "la carpeta {assignment}/ los archivos grandes que no necesites y vuelve a entregar.\n",
+    },
+    "cohort_refused": {"en": "Refused or marked at collection", "es": "Rechazadas o marcadas al recoger"},
     "cohort_refused_hint": {
-        "en": "Folders in the exchange's inbound that `nbgrader collect` did not take in; each "
-              "student's own latest submission was collected instead.",
-        "es": "Carpetas del buzón de entrada del intercambio que `nbgrader collect` no recogió; de "
-              "cada estudiante se recogió su última entrega propia.",
+        "en": "Folders in the exchange's inbound that `nbgrader collect` did not take in (each "
+              "student's own latest submission was collected instead), or took in marked.",
+        "es": "Carpetas del buzón de entrada del intercambio que `nbgrader collect` no recogió (de "
+              "cada estudiante se recogió su última entrega propia), o recogió marcadas.",
     },
     "cohort_refused_folder": {"en": "Folder", "es": "Carpeta"},
     "cohort_refused_reason": {"en": "Reason", "es": "Motivo"},

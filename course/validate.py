@@ -15,18 +15,24 @@ Failures come in notebook order, each named by its exercise (the heading above
 it), the first marked as the one to do first. The answer has nbgrader's format
 ({"failed": [{"source", "error", "raw_error"}]}), so nbgrader's lab extension shows
 it unchanged. This module is also a Jupyter server extension: student mode
-(course/start.py) enables it in place of nbgrader's validate_assignment.
+(course/start.py) enables it in place of nbgrader's validate_assignment. The kernel it
+starts takes the server's own kernel settings: on a class's hub, sockets in the server's
+private folder, never a port on the machine's loopback (classroom/hub.py).
 """
 import html
+import os
 import re
 import shlex
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 
 import nbformat
+from jupyter_core.paths import jupyter_runtime_dir
 from nbgrader import utils
 from nbgrader.validator import Validator
+from traitlets.config import Config
 
 from course import names
 from course.i18n import say
@@ -126,9 +132,20 @@ def _how_to_copy(release, lang):
                       command=f"cp {shlex.quote(str(release))} {copy}")
 
 
-def failures(notebook, log=None):
-    """Run the notebook as nbgrader's Validate does; (title, error) per failing test worth points."""
-    validator = CourseValidator(ignore_checksums=True)  # checksums: `structure` says which cell
+def kernel_settings(server_config):
+    """The server's KernelManager settings (a traitlets Config, or None), for Validate's own
+    kernel; over `ipc`, its sockets named in the server's runtime folder, not the notebook's."""
+    settings = dict((server_config or {}).get("KernelManager", {}))
+    if settings.get("transport") == "ipc" and "ip" not in settings:
+        settings["ip"] = os.path.join(jupyter_runtime_dir(), f"validate-{uuid.uuid4().hex}")
+    return Config({"KernelManager": settings})
+
+
+def failures(notebook, log=None, kernels=None):
+    """Run the notebook as nbgrader's Validate does; (title, error) per failing test worth
+    points. `kernels`: KernelManager settings for its kernel (`kernel_settings`)."""
+    # checksums: `structure` says which cell
+    validator = CourseValidator(ignore_checksums=True, config=kernels or Config())
     if log is not None:
         validator.log = log
     nb = nbformat.read(str(notebook), as_version=4)
@@ -145,12 +162,12 @@ def failures(notebook, log=None):
     return found
 
 
-def check(notebook, release=None, log=None):
+def check(notebook, release=None, log=None, kernels=None):
     """nbgrader's Validate answer for the student's `notebook`: {} for success, else
     {"failed": [...]} with every problem, the first marked as the one to do first."""
     lang = language_of(notebook)
     problems = structure(notebook, release) if release is not None else []
-    problems += failures(notebook, log)
+    problems += failures(notebook, log, kernels)
     if not problems:
         return {}
     (title, error), rest = problems[0], problems[1:]
@@ -198,7 +215,7 @@ def _load_jupyter_server_extension(serverapp):
             if not target.is_relative_to(root):
                 return {"success": False, "value": "Access denied: path outside allowed directory"}
             try:
-                value = check(target, release_of(target, root), self.log)
+                value = check(target, release_of(target, root), self.log, kernel_settings(self.config))
             except Exception as error:
                 self.log.exception("course validate")
                 return {"success": False, "value": f"{type(error).__name__}: {error}"}
