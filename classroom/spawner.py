@@ -46,7 +46,9 @@ LOG_BYTES = 5 * 1024 * 1024
 # leave files in for another; /tmp gets a quarter of the server's memory, the others an eighth
 # each, so that full they still leave the server half its memory
 PRIVATE = {"/tmp": 4, "/var/tmp": 8, "/dev/shm": 8, "/run/lock": 64}
-RUNTIME = "/tmp/jupyter-runtime"  # the kernels' connection files and sockets, in the private /tmp
+# the kernels' connection files and sockets: a small tmpfs of its own in the private /tmp,
+# so that a full /tmp still lets the server start kernels
+RUNTIME, RUNTIME_BYTES = "/tmp/jupyter-runtime", 16 * 1024 * 1024
 
 
 def rotate(log, keep=KEEP_LOGS, size=LOG_BYTES):
@@ -167,6 +169,7 @@ class ClassroomSpawner(LocalProcessSpawner):
         for path, share in PRIVATE.items():
             if Path(path).is_dir():
                 private += ["--size", str(memory // share), "--tmpfs", path]
+        private += ["--perms", "0700", "--size", str(RUNTIME_BYTES), "--tmpfs", RUNTIME]
         again = []  # what lives in a private folder and must stay reachable, bound back over it
         for path, mode in sorted(self.shared_paths.items()):
             if any(Path(path).is_relative_to(folder) for folder in PRIVATE):
