@@ -97,7 +97,9 @@ def configure(c, state_folder):
     c.JupyterHub.proxy_class = "classroom.proxy.ClassroomProxy"
     c.ConfigurableHTTPProxy.api_url = "http+unix://" + quote(api_socket(state_folder), safe="")
     c.ConfigurableHTTPProxy.auth_token = proxy_token(state_folder)
-    c.ConfigurableHTTPProxy.command = [state["proxy"]]
+    # a client's X-Real-Ip would override the address the proxy adds to X-Forwarded-For, in
+    # every request the hub handles: the proxy replaces it with one that names no address
+    c.ConfigurableHTTPProxy.command = [state["proxy"], "--custom-header", "x-real-ip:"]
     c.ConfigurableHTTPProxy.pid_file = str(state_folder / "proxy.pid")
     c.JupyterHub.pid_file = str(state_folder / "hub.pid")
     c.JupyterHub.db_url = f"sqlite:///{state_folder / 'jupyterhub.sqlite'}"
