@@ -13,7 +13,7 @@ there for LATEST seconds, is frozen:
   no longer the submission's); links, hard links and other odd files are left for
   collection to refuse (grader/plugins/intake.py);
 - a record written into it (grader/plugins/exchange.py's HANDED_IN): who handed it in, and
-  when it last changed by the kernel's clock, which no student can set; collection dates
+  when it last changed by the machine's clock, which no student can set; collection dates
   the submission by it.
 A folder over the size cap collection takes is removed instead, and its student finds why,
 in their language, in ~/ASSIGNMENT-not-handed-in.txt.

@@ -733,7 +733,7 @@ def test_a_handed_in_submission_is_frozen_and_dated_by_the_hub(classroom):
     each is refused, the hub's hand-in service has made it root's (before, `collect --update`
     took the edited copy, and 2026-01-01 went into the gradebook). The instructor's `collect
     --update` and `autograde` take what she handed in, dated by the hand-in record (the
-    kernel's time of its last change) in timestamp.txt and in the gradebook. A 2 GiB folder
+    machine's time of its last change) in timestamp.txt and in the gradebook. A 2 GiB folder
     she makes in inbound/ by hand is removed, and she finds why in her home, in Spanish."""
     ana = hub_user(classroom, "es")
     ana.start_server()

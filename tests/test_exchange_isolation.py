@@ -189,7 +189,7 @@ def test_a_student_cannot_replace_read_or_remove_a_classmates_submission(term):
 def test_a_submission_changed_after_it_was_handed_in_is_dated_by_the_change_or_frozen(term):
     """Bob hands in, then rewrites his submitted notebook and its timestamp.txt and renames
     the folder to 2026-01-01, as the issue's backdating did. Collection, on an exchange
-    without the hub's hand-in service, takes it as it is, dated by the kernel's time of its
+    without the hub's hand-in service, takes it as it is, dated by the machine's time of its
     last change and marked CHANGED: no time Bob wrote reaches timestamp.txt (what autograde
     puts in the gradebook). With the service's freeze (classroom/hand_in.py, as the class's
     hub runs it), Carol's submission is root's: she can change nothing of it any more, and

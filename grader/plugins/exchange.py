@@ -8,7 +8,7 @@ refusal is named in `nbgrader collect`'s output and kept beside the course's rep
 
 A submission's time is never the one its student wrote (the folder's name, timestamp.txt):
 it is the hand-in record's where the class's hub froze the submission (classroom/hand_in.py
-writes HANDED_IN, root's, into a folder it made root's), else the kernel's time of the
+writes HANDED_IN, root's, into a folder it made root's), else the machine's time of the
 folder's last change (the latest ctime in it, which no student can set back). Collection
 writes that time into the collected copy's timestamp.txt, which autograde puts in the
 gradebook, and marks a submission changed after the time in its name.
@@ -85,7 +85,7 @@ def handed_in_record(path):
 
 
 def last_change(path):
-    """When `path`, or anything in the folder it is, last changed, by the kernel's clock
+    """When `path`, or anything in the folder it is, last changed, by the machine's clock
     (the latest ctime; lstat only), as a naive UTC datetime like nbgrader's."""
     latest = os.lstat(path).st_ctime
     if stat.S_ISDIR(os.lstat(path).st_mode):
