@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from classroom.course import course_id
+from classroom.processes import user_name
 from course.exchange import SUBMISSION_MODE
 from course.i18n import say
 from course.names import LANGUAGES
@@ -114,13 +115,6 @@ def freeze(folder, student_uid, changed):
     with os.fdopen(handle, "w", encoding="utf-8") as stream:
         json.dump(record, stream, indent=1)
     return record
-
-
-def user_name(uid):
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return f"user id {uid}"
 
 
 def tell(uid, name, text):
