@@ -1061,7 +1061,6 @@ def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
     every server stopped and its control group gone, nobody removed. With a process of Ana's
     listening on the class's port, `start` refuses and names it; once it is gone, `start`:
     every file and the gradebook unchanged, logins work."""
-    from classroom.hub import leftover_services
     state = classroom["state"]
     port = int(classroom["url"].rsplit(":", 1)[1].strip("/"))
     ana = hub_user(classroom, "es")
@@ -1083,6 +1082,7 @@ def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
     print("Ana's thread, waiting for the ports:", json.dumps(grabbed), "| Bob logs in:", bob_in)
     assert error is None and "SURVIVED 42" in out
     assert not grabbed["bound"] and not grabbed["requests"] and bob_in
+    from classroom.hub import leftover_services
     class_state = json.loads((state / "classroom.json").read_text())
     services = sorted(name for _, name in leftover_services(class_state))
     print("the hub's services after SIGKILL and start:", services)  # the killed hub's were stopped

@@ -194,8 +194,6 @@ def test_a_submission_changed_after_it_was_handed_in_is_dated_by_the_change_or_f
     puts in the gradebook). With the service's freeze (classroom/hand_in.py, as the class's
     hub runs it), Carol's submission is root's: she can change nothing of it any more, and
     collection dates it by its hand-in record."""
-    from classroom import hand_in
-    from grader.plugins.exchange import handed_in_record
     people, homes, inbound, folder = term["people"], term["homes"], term["inbound"], term["course"]
     bob, carol, teacher = people["bob"], people["carol"], people["teacher"]
     answer(homes["bob"], bob, "# bob's answer at hand-in\n" + BOB_ANSWER)
@@ -223,6 +221,8 @@ def test_a_submission_changed_after_it_was_handed_in_is_dated_by_the_change_or_f
     assert "# rewritten after hand-in" in (taken / "theory03.ipynb").read_text()  # as it is, dated so
 
     # the class's hub freezes each submission as it is handed in
+    from classroom import hand_in
+    from grader.plugins.exchange import handed_in_record
     answer(homes["carol"], carol, "# carol's answer at hand-in\n" + CAROL_ANSWER)
     said = run_as(carol, homes["carol"], "nbgrader", "submit", ASSIGNMENT, env=term["students"])
     hers = Path(re.search(r"Destination: (.+)", said.stdout + said.stderr).group(1).strip())
