@@ -296,7 +296,8 @@ def remove_classroom(state_folder, confirm=None, backup=None):
     print(f"backup: {archive}")
     backups.remove_outside(outside)
     if outside:
-        print(f"removed {len(outside)} files of the class's users outside their homes (kept in the backup)")
+        print(f"removed {len(outside)} files of the class's users outside their homes (kept in the backup): "
+              + ", ".join(map(str, outside[:10])) + (", ..." if len(outside) > 10 else ""))
     for login in state["made_users"]:
         if state.get("homes"):
             homes.unmount(login, state["homes"])
