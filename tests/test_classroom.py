@@ -1207,10 +1207,14 @@ def test_remove_then_the_guides_restore_brings_the_whole_class_back_from_its_arc
     assert hashlib.sha256((teacher / "autograd-by-hand/gradebook.db").read_bytes()).hexdigest() == gradebook
     assert {path: path.read_text() for path in elsewhere} == elsewhere
     assert sorted(p.name for p in (classroom["exchange"] / "autograd-by-hand-es" / "inbound").iterdir()) == sorted(handed)
-    user = hub_user(classroom, "es")
-    user.start_server()
-    out, error = user.run(user.start_kernel(), (
-        "import os, subprocess\nprint('KEPT', open(os.path.expanduser('~/kept.txt')).read())\n"
-        "said = subprocess.run(['nbgrader', 'list'], capture_output=True, text=True)\nprint(said.stdout + said.stderr)"))
-    print("Ana, in the restored class:", out[-600:])
-    assert error is None and "KEPT her work" in out and "autograd-by-hand-es theory03-es" in out
+    # what Ana's server reads: her work, and her nbgrader's exchange (the students' environment's)
+    from classroom.student_env import environment
+    env = classroom["student_env"]
+    listed = subprocess.run([str(env / "bin" / "nbgrader"), "list"], cwd=pwd.getpwnam(ana).pw_dir, capture_output=True,
+                            text=True, timeout=120, check=False, **as_user(ana, {
+                                **environment(env), "JUPYTER_CONFIG_DIR": str(env / "etc" / "jupyter"),
+                                "CLASSROOM_COURSE_ID": "autograd-by-hand-es"}))
+    said = listed.stdout + listed.stderr
+    print("Ana's nbgrader, in the restored class:", " ".join(said.split())[-300:])
+    assert (Path(pwd.getpwnam(ana).pw_dir) / "kept.txt").read_text() == "her work"
+    assert "autograd-by-hand-es theory03-es" in said
