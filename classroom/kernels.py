@@ -6,7 +6,8 @@ ipykernel opens two TCP listeners of its own there: a PULL socket for the output
 processes a kernel forks (anyone could connect and send it a frame of any size, which the
 kernel takes into memory), and, when the debugger starts, debugpy's server, which runs any
 code it is sent. This kernel moves the first to a socket file beside its connection file
-(where its other sockets are) and has no debugger: debugpy cannot be imported in it, and
+(where its other sockets are; in a private folder of its own where that path would be too
+long for a socket) and has no debugger: debugpy cannot be imported in it, and
 JupyterLab shows no debug button. It is ipykernel's own launch
 with two of its methods replaced, inline in the kernel's command (`python -c`), so that it
 starts wherever ipykernel does, the grader's sandbox included.
@@ -22,19 +23,22 @@ from pathlib import Path
 
 SPEC_FOLDER = Path("share") / "classroom-kernels"  # in the students' environment, for JUPYTER_PATH
 LAUNCH = """\
-import os, sys, uuid
+import os, sys, tempfile, uuid
 if sys.path and sys.path[0] in ('', os.getcwd()):
     del sys.path[0]
 sys.modules['debugpy'] = None  # ipykernel then has no debugger
 import zmq
 from zmq.eventloop.zmqstream import ZMQStream
 from ipykernel import iostream
-FOLDER = os.path.dirname(os.path.abspath(sys.argv[sys.argv.index('-f') + 1]))
+PIPE = os.path.join(os.path.dirname(os.path.abspath(sys.argv[sys.argv.index('-f') + 1])),
+                    'kernel-pipe-' + uuid.uuid4().hex[:12])
+if len(PIPE) > 100:  # a socket's path has at most 107 bytes: a folder of its own instead
+    PIPE = os.path.join(tempfile.mkdtemp(prefix='kernel-'), 'pipe')
 def pipe_in(self):
     self._pipe_uuid = os.urandom(16)
     pull = self.socket.context.socket(zmq.PULL)
     pull.linger = 0
-    self._pipe_address = 'ipc://' + os.path.join(FOLDER, 'kernel-pipe-' + uuid.uuid4().hex)
+    self._pipe_address = 'ipc://' + PIPE
     pull.bind(self._pipe_address)
     self._pipe_in = ZMQStream(pull, self.io_loop)
     self._pipe_in.on_recv(self._handle_pipe_msg)
