@@ -845,18 +845,17 @@ def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom
         "Jupyter Server" in log.read_text(errors="replace")
 
 
-# what Ana's kernel runs against Bob's login, for SECONDS: wrong passwords from 127.0.0.2,
-# half for Bob, half for made-up names, each with X-Real-Ip and X-Forwarded-For of a
-# different made-up address
+# what Ana's kernel runs against Bob's login: TRIES wrong passwords from 127.0.0.2, half for
+# Bob, half for made-up names, each with X-Real-Ip and X-Forwarded-For of a different made-up
+# address
 GUESSES = r"""
-import random, time, requests
+import random, requests
 from requests.adapters import HTTPAdapter
 class From(HTTPAdapter):
     def init_poolmanager(self, *args, **kwargs):
         kwargs['source_address'] = ('127.0.0.2', 0)
         super().init_poolmanager(*args, **kwargs)
-tries, end = 0, time.monotonic() + SECONDS
-while time.monotonic() < end:
+for tries in range(TRIES):
     fake = '10.%d.%d.%d' % tuple(random.randrange(1, 255) for _ in range(3))
     headers = {'X-Real-Ip': fake, 'X-Forwarded-For': fake}
     session = requests.Session()
@@ -865,9 +864,7 @@ while time.monotonic() < end:
     session.post(URL + 'hub/login?next=', headers=headers, allow_redirects=False, timeout=60, data={
         'username': BOB if tries % 2 == 0 else 'nobody%d' % tries, 'password': 'guess',
         '_xsrf': session.cookies.get('_xsrf')})
-    tries += 1
-    time.sleep(0.02)
-print('TRIES', tries)
+print('TRIES', tries + 1)
 """
 
 
@@ -895,11 +892,10 @@ def test_guessing_a_classmates_password_locks_out_no_one_and_spoofed_addresses_a
     bob, ana = classroom["people"]["en"], hub_user(classroom, "es")
     ana.start_server()
     kernel = ana.start_kernel()
-    seconds = 10
-    bob_in = []
+    guessing, bob_in = threading.Event(), []
 
     def bob_logs_in():
-        for _ in range(seconds // 2):
+        while guessing.is_set() or not bob_in:
             time.sleep(2)
             session = requests.Session()
             session.mount("http://", FromAddress("127.0.0.3"))
@@ -908,11 +904,15 @@ def test_guessing_a_classmates_password_locks_out_no_one_and_spoofed_addresses_a
                 "username": bob["login"], "password": bob["password"], "_xsrf": session.cookies.get("_xsrf")})
             bob_in.append(done.status_code == 302)
 
+    guessing.set()
     logins = threading.Thread(target=bob_logs_in)
     logins.start()
-    out, error = ana.run(kernel, f"URL, BOB, SECONDS = {classroom['url']!r}, {bob['login']!r}, {seconds}\n"
-                                 + GUESSES, timeout=300)
-    logins.join()
+    try:
+        out, error = ana.run(kernel, f"URL, BOB, TRIES = {classroom['url']!r}, {bob['login']!r}, "
+                                     f"{2 * FREE_TRIES_PER_ADDRESS + 20}\n" + GUESSES, timeout=300)
+    finally:
+        guessing.clear()
+        logins.join()
     with open(log, encoding="utf-8", errors="replace") as stream:
         stream.seek(offset)
         logged = stream.read()
