@@ -308,6 +308,43 @@ MESSAGES = {
         "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
         "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
     },
+    # ---- predictions (course/predictions.py): recorded before the cell that measures them ----
+    "predict_none": {
+        "en": "no prediction yet: replace None in the Predict cell above with yours, and run it",
+        "es": "aún no hay predicción: cambia None por la tuya en la celda «Predice» de arriba y ejecútala",
+    },
+    "predict_not_option": {
+        "en": "{got} is not one of the options: write {options}",
+        "es": "{got} no es una de las opciones: escribe {options}",
+    },
+    "predict_or": {"en": " or ", "es": " o "},
+    "predict_not_numbers": {
+        "en": "{got} is not a prediction of {n} numbers: write them as a tuple, e.g. (4, -2)",
+        "es": "{got} no es una predicción de {n} números: escríbelos como una tupla, p. ej. (4, -2)",
+        "en_one": "{got} is not a prediction of one number: write a number, e.g. 4",
+        "es_one": "{got} no es una predicción de un número: escribe un número, p. ej. 4",
+    },
+    "predict_recorded": {
+        "en": "✔ prediction recorded: {got}. Now run the next cell, which measures it.",
+        "es": "✔ predicción registrada: {got}. Ahora ejecuta la celda siguiente, que lo mide.",
+    },
+    "predict_first": {
+        "en": "this cell shows the measurement only after your prediction, so record it first: {why}",
+        "es": "esta celda solo muestra la medida después de tu predicción, así que regístrala antes: {why}",
+    },
+    "predict_changed": {
+        "en": "(your prediction was {first} when this cell first showed its measurement; now it says {now})",
+        "es": "(tu predicción era {first} cuando esta celda mostró su medida por primera vez; ahora dice {now})",
+    },
+    "predict_compare": {
+        "en": "your prediction: {got}   ·   measured: {measured}",
+        "es": "tu predicción: {got}   ·   medido: {measured}",
+    },
+    "predict_agrees": {"en": "   ✔ as you predicted", "es": "   ✔ como predijiste"},
+    "predict_differs": {
+        "en": "   ✘ not what you predicted: the text below explains what happened",
+        "es": "   ✘ no es lo que predijiste: el texto de abajo explica qué ha pasado",
+    },
     # ---- lab 01: autograd by hand for linear(64, 600) (visible tests, hidden checks, report) ----
     "lab01_exercise": {
         "en": "Exercise {number} ({name})",
@@ -766,6 +803,12 @@ MESSAGES = {
         "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",
     },
     "site_start_title": {"en": "Start this assignment", "es": "Empieza esta tarea"},
+    "site_after_prediction": {
+        "en": "*In the notebook, what the measurement above showed is discussed here, once you have "
+              "recorded your prediction and run it.*",
+        "es": "*En el cuaderno, aquí se comenta lo que ha mostrado la medida de arriba, una vez que "
+              "hayas registrado tu predicción y la hayas ejecutado.*",
+    },
     "site_start_body": {
         "en": ("This page is the notebook as you receive it: read it here, work on it in Jupyter. "
                "If your class has a JupyterHub, open the assignment there. On your own computer, "
