@@ -308,6 +308,15 @@ MESSAGES = {
         "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
         "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
     },
+    # ---- formgrader: the rubric below each hand-graded answer (grader/plugins/formgrader.py) ----
+    "rubric_title": {
+        "en": "Rubric ({points:g} points; for graders, students do not see it)",
+        "es": "Rúbrica ({points:g} puntos; para quien corrige, los estudiantes no la ven)",
+    },
+    "rubric_comments": {
+        "en": "Canned comments (copy one into the comment box)",
+        "es": "Comentarios preparados (copia uno en el cuadro de comentarios)",
+    },
     # ---- predictions (course/predictions.py): recorded before the cell that measures them ----
     "predict_none": {
         "en": "no prediction yet: replace None in the Predict cell above with yours, and run it",
@@ -498,6 +507,30 @@ MESSAGES = {
         "es": "las entradas de cada nodo se toman de la última a la primera (¿una pila?): sigue "
               "next_functions en su orden",
     },
+    "lab01_pitfall_half": {
+        "en": "these are the gradients of the loss with its ½ (W.grad / dW = 1): write the loss without the ½",
+        "es": "estos son los gradientes de la pérdida con su ½ (W.grad / dW = 1): escribe la pérdida sin el ½",
+    },
+    "lab01_pitfall_twice": {
+        "en": "these are the gradients of one backward() (W.grad / dW = 1): call backward(retain_graph=True), "
+              "then backward() again, on the same loss and the same leaves",
+        "es": "estos son los gradientes de un solo backward() (W.grad / dW = 1): llama a "
+              "backward(retain_graph=True) y luego otra vez a backward() sobre la misma pérdida y las mismas hojas",
+    },
+    "lab01_pitfall_ratio": {
+        "en": "W.grad / dW is {ratio:.3g} on average, where the formulas give 1: is this autograd's .grad of that loss?",
+        "es": "W.grad / dW vale {ratio:.3g} de media, donde las fórmulas dan 1: ¿es el .grad de autograd para esa pérdida?",
+    },
+    "lab01_passed_pitfall": {
+        "en": "✔ {exercise}: W.grad / dW = 2 on every entry, and so for x and b",
+        "es": "✔ {exercise}: W.grad / dW = 2 en todas las componentes, y lo mismo para x y b",
+    },
+    "lab01_paths_at_once": {
+        "en": "adds many paths at once ({used}): here add one path at a time, dx[i, k] += delta[i, j] * W[j, k] "
+              "in loops (the matrix form is Exercise 1)",
+        "es": "suma muchos caminos a la vez ({used}): aquí suma un camino cada vez, dx[i, k] += delta[i, j] * W[j, k] "
+              "en bucles (la forma de matrices es el ejercicio 1)",
+    },
     "lab01_paths_dx_transposed": {
         "en": "dx multiplies by Wᵀ (dx[i, k] += delta[i, j] * W[k, j]?): x[i, k] reaches y[i, j] "
               "through W[j, k], so its path contributes delta[i, j] * W[j, k]",
@@ -527,8 +560,8 @@ MESSAGES = {
         "es": "✔ {exercise}: dx, dW y db por caminos coinciden con autograd en {n} ejemplos",
     },
     "lab01_passed_grads": {
-        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd (largest error {error:.1e})",
-        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd (mayor error {error:.1e})",
+        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd within {tol:g}",
+        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd con un error menor que {tol:g}",
     },
     "lab01_passed_walk": {
         "en": "✔ {exercise}: {n} graphs walked in the expected order",

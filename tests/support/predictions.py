@@ -28,6 +28,31 @@ ANSWERS = {
         r"2[.,]6e-11",
         r"(measured|medido): \(c\)",
     ],
+    # lab 01, Part B: your fp32 formulas and autograd agree in every bit on this CPU (option a)
+    "lab01-predict-fp32": [
+        r"agree in every bit: 20 of 20|coinciden bit a bit: 20 de 20",
+        r"dx: (max|máx\.) 0\.0e\+00",
+        r"(every error is|todos los errores son) exactly 0[.,]0|exactamente 0,0",
+        r"largest 0\.0e\+00|el mayor, 0\.0e\+00",
+    ],
+    # lab 01, Part C: the first node of 0.5 * (...) is MulBackward0 (option b)
+    "lab01-predict-node": [
+        r"(?m)^MulBackward0 \[",
+        r"(its node is|su nodo es) `?MulBackward0",
+        r'\["MulBackward0", "SumBackward0"',
+    ],
+    # lab 01, Part D: dW is the furthest from float64 in rms units (option b)
+    "lab01-predict-fp16": [
+        r"fp16 (runs above|por encima de) 1e-3: dx \d+ (of|de) 20, dW 20 (of|de) 20",
+        r"dW: 38400 \w+ .* 6[.,]2 rms",
+        r"the largest error, 5[.,]9e-03|el mayor error, 5[.,]9e-03",
+    ],
+    # lab 01, Part E: 1.0 + 1e-4 kept in fp16 is 1.0 (option b)
+    "lab01-predict-update": [
+        r"1\.0 \+ 1e-4:\s+fp16 1\.0 ",
+        r"rounds back to 1\.0|se redondea otra vez a 1,0",
+        r"fp16 1\.0 ·",
+    ],
 }
 
 
