@@ -590,9 +590,9 @@ MESSAGES = {
               "{failed}. Corrígelas y vuelve a ejecutar esta celda.",
     },
     "lab01_report_no_paragraph": {
-        "en": "(Exercise 3's paragraph is not written yet, or the notebook was not saved "
+        "en": "(Exercise 4's answer is not written yet, or the notebook was not saved "
               "before this cell ran.)",
-        "es": "(El párrafo del Ejercicio 3 aún no está escrito, o el cuaderno no se guardó "
+        "es": "(La respuesta del ejercicio 4 aún no está escrita, o el cuaderno no se guardó "
               "antes de ejecutar esta celda.)",
     },
     "start_done": {

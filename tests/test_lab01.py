@@ -381,9 +381,12 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     doubled_code = ("def linear_grads(x, W, b, target):\n    d = F.linear(x, W, b) - target\n"
                     "    return 2 * d @ W, 2 * d.T @ x, 2 * d.sum(0)\n")
     right_code = doubled_code.replace("2 * ", "")
+    predicted = {f"lab01-predict-{part}-answer": f'{name} = "b"' for part, name in
+                 (("fp32", "PREDICT_FP32"), ("node", "PREDICT_FIRST_NODE"), ("fp16", "PREDICT_FP16"),
+                  ("update", "PREDICT_UPDATE"))}
     runs = {}
     for name, code in (("doubled", doubled_code), ("right", right_code)):
-        answers = {"lab01-formulas-answer": code}
+        answers = {"lab01-formulas-answer": code, **predicted}
         if name == "right":
             answers["lab01-reflection"] = "My own reading: the fp32 difference was 0.0 here."
         nbformat.write(fill(nbformat.read(path, 4), answers), path)
@@ -392,14 +395,15 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
                       json.loads((tmp_path / "manifest.json").read_text()), (tmp_path / "errors.csv").exists())
     out, report, manifest, csv_written = runs["doubled"]
     assert "Exercise 1 (linear_grads): dx: the ½ is missing" in out and "NameError" not in out, out
-    assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts D and E
+    assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts B and D
     assert "Exercise 2 (grad_fn_walk) is not done yet" in out, out
     assert report.splitlines()[2].startswith("NOT VALID") and not manifest["checks_passed"] and not csv_written
-    assert "Exercise 3's paragraph is not written yet" in report
+    assert "Exercise 4's answer is not written yet" in report
     out, report, manifest, csv_written = runs["right"]
     assert "the ½ is missing" not in out and "Exercise 2 (grad_fn_walk) is not done yet" in out, out
     assert "NOT VALID" not in report and manifest["checks_passed"] and csv_written, report
-    assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["paragraph_included"]
+    assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["answer_included"]
+    assert manifest["predictions"] == {"B": "b", "C": "b", "D": "b", "E": "b"}
     assert "NotImplementedError" not in out, out  # blank bonuses pass quietly
 
 
