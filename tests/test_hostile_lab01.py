@@ -136,7 +136,7 @@ def graded(grader):
 
 
 # 15 points graded automatically (2 more by hand), plus 3 of extra credit for the bonus exercises
-SCORES = {"honest": 18, "blank": 0, "autograd": 13, "forger": 0, "patches": 0, "dying": 12,
+SCORES = {"honest": 18, "blank": 0, "autograd": 13, "forger": 0, "patches": 0, "dying": 14,
           "flood": 18, "theft": 18, **dict.fromkeys(WRONG_PATHS, 16), "pitfalls_kept": 16}
 
 
