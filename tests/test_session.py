@@ -67,3 +67,25 @@ def test_the_core_reads_in_half_the_words_it_took(unit):
     core, further = parts(unit, "en")
     print(f"{unit}: core {words(core)} words (before: {WORDS_BEFORE[unit]}), going further {words(further)}")
     assert words(core) <= 0.55 * WORDS_BEFORE[unit]
+
+
+GUIDE_UNITS = {"theory 03": "theory03", "lab 01": "lab01", "lab 03": "lab03",
+               "teoría 03": "theory03", "práctica 01": "lab01", "práctica 03": "lab03"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_instructor_guide_states_each_units_minutes_and_points(lang):
+    """docs/<lang>/instructor.md's table says what the notebooks say."""
+    guide = (ROOT / "docs" / lang / "instructor.md").read_text(encoding="utf-8")
+    rows = {GUIDE_UNITS[cells[0]]: cells for cells in
+            ([c.strip() for c in line.strip("|").split("|")] for line in guide.splitlines() if line.startswith("| "))
+            if cells[0] in GUIDE_UNITS}
+    assert sorted(rows) == sorted(UNITS)
+    for unit, cells in rows.items():
+        core, _ = parts(unit, lang)
+        automatic = sum(c.metadata["nbgrader"]["points"] for c in core
+                        if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code")
+        by_hand = sum(c.metadata["nbgrader"]["points"] for c in core
+                      if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "markdown")
+        minutes = int(re.search(ANNOUNCED[lang], core[0].source).group(1))
+        assert (cells[1], cells[2]) == (str(minutes), f"{automatic:g} / {by_hand:g}"), (unit, cells)
