@@ -13,6 +13,7 @@ block raises (as a failing gradcheck does). `sub_sign_bug()` is the same with th
 the original notes, the course's own (`python -m grader gradcheck --inject-sub-sign-bug`).
 `sub_gradients` and `rule_mistake` check a student's rule, for the visible test and the grader.
 """
+import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -64,8 +65,8 @@ def sub_sign_bug() -> Iterator[None]:
 
 
 def sub_gradients(rule: Callable[[Value, Value, Value], object], a: float, c: float, k: float) -> list[float]:
-    """[a.grad, c.grad] of (a - c) * k, with `rule` as the backward of a - c (below the root,
-    where out.grad is k, not 1)."""
+    """[a.grad, c.grad] of (a - c) * k, with `rule` as the backward of a - c (there out.grad is
+    k: a rule that drops `* out.grad` gives another number)."""
     x, y = Value(a), Value(c)
     with broken_sub(rule):
         ((x - y) * k).backward()
@@ -75,15 +76,16 @@ def sub_gradients(rule: Callable[[Value, Value, Value], object], a: float, c: fl
 def rule_mistake(grads: object, k: float, lang: str) -> str | None:
     """Why `grads`, what `sub_gradients` gave for a student's rule, are not those of the sign bug
     asked for (the right operand's -1 forgotten: a.grad = k, c.grad = +k), or None."""
-    from course.i18n import say
+    # course.i18n is untyped, and `mypy --strict` of the reference gradcheck reads this module
+    say = importlib.import_module("course.i18n").say
     if not (isinstance(grads, list) and len(grads) == 2 and all(isinstance(g, float) for g in grads)):
-        return say("lab03_break_shape", lang, got=repr(grads)[:120])
+        return str(say("lab03_break_shape", lang, got=repr(grads)[:120]))
     a_grad, c_grad = grads
     shown = {"k": f"{k:g}", "a": f"{a_grad:g}", "c": f"{c_grad:g}"}
     if _near(a_grad, k) and _near(c_grad, -k):
-        return say("lab03_break_not_broken", lang, **shown)
+        return str(say("lab03_break_not_broken", lang, **shown))
     if not (_near(a_grad, k) and _near(c_grad, k)):
-        return say("lab03_break_other", lang, **shown)
+        return str(say("lab03_break_other", lang, **shown))
     return None
 
 

@@ -34,6 +34,7 @@ import weakref
 from course import mutants
 from course.i18n import say
 from course.mutants import MUTANTS, OPERATIONS, Mutant, decidable, engine_class
+
 _RELU = next(m.old for m in MUTANTS if m.method == "relu")
 
 
@@ -56,8 +57,7 @@ def culprit(mutant):
     return OPERATIONS[mutant.method], (1,) if mutant.old.startswith("other.") else (0,)
 
 
-# the visible test's engines: a right operand's rule, a rule below the root, an input used again,
-# relu at a negative input (grading draws others of each kind)
+# the visible test's engines, four kinds of bug (grading draws others of each kind)
 VISIBLE = tuple(next(m for m in MUTANTS if (m.method, m.kind, m.new) == key) for key in (
     ("__mul__", "swapped operands", "other.grad += other.data * out.grad"),
     ("tanh", "missing * out.grad", "self.grad += (1.0 - t * t)"),
@@ -184,7 +184,7 @@ def _rebuilt(nodes, Value):
             node = getattr(args[0], kind)()
         else:
             return None
-        if not node.data == data:  # also NaN: a value that cannot be checked
+        if node.data != data:  # also NaN: a value that cannot be checked
             return None
         built.append(node)
     return built

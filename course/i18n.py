@@ -210,11 +210,10 @@ MESSAGES = {
     },
     "lab03_hunt_missed": {
         "en": "hunt returned None, but this engine's backward rule for {op!r} is wrong: your hunt's"
-              " expressions let it through (is the operation below the root, its input used again,"
-              " relu's input negative?)",
+              " expressions let it through (Part 5 found which expressions each kind of bug needs)",
         "es": "hunt devolvió None, pero la regla de la pasada hacia atrás de {op!r} de este motor está mal: las"
-              " expresiones de tu hunt la dejan pasar (¿está la operación por debajo de la raíz, se vuelve"
-              " a usar su entrada, es negativa la entrada de relu?)",
+              " expresiones de tu hunt la dejan pasar (la Parte 5 averiguó qué expresiones necesita cada tipo"
+              " de error)",
     },
     "lab03_hunt_wrong_op": {
         "en": "hunt named {got!r}, but it is {op!r} whose backward rule is wrong: an expression that fails"
