@@ -179,7 +179,7 @@ SCORES = {"honest": 19, "blank": 0, "always_true": 6, "always_raises": 5, "no_re
 # what each submission of Exercises 2 to 4 loses, cell by cell, and the reason it is given
 PARTS = {
     "parts_a": {"lab03-expressions": "uses log", "lab03-break": "nothing is broken",
-                "lab03-battery": "lets 11 of the 56"},
+                "lab03-battery": "of the 56 bugs through"},
     "parts_b": {"lab03-expressions": "relu's kink", "lab03-break": "the bug asked for gives",
                 "lab03-battery": "fails on ['relu(a)'] with minigrad's own engine"},
     "predict_blank": {"lab03-predict-sub": "no prediction yet", "lab03-predict-blind": "no prediction yet",
