@@ -866,3 +866,21 @@ def test_mypy_folders_of_a_killed_kernel_are_removed_by_the_next_one(tmp_path, m
     killed.wait()
     assert not orphan.exists() and not zombie.exists() and living.exists() and made.exists()
     assert made.name.startswith(f"course-mypy-cache-{os.getpid()}-")
+
+
+def test_the_one_hand_graded_answer_has_its_rubric_in_both_languages():
+    """Exercise 6b is lab 03's only hand-graded answer: its rubric (grader/rubrics/lab03.py) gives
+    the cell's points, what earns each score and canned comments, in English and Spanish, with the
+    numbers the notebook prints (Spanish with a decimal comma)."""
+    from grader.rubrics import find_rubric
+    cells = notebook("source", "en").cells
+    hand = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"] for c in cells
+            if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("grade")}
+    assert hand == {"lab03-eps": 2}
+    rubric = find_rubric("lab03-eps")
+    assert rubric.points == 2
+    for lang, criterion in (("en", "8.9e-4"), ("es", "8,9e-4")):
+        assert "2:" in rubric.text(lang) and "0:" in rubric.text(lang) and criterion in rubric.text(lang)
+        assert len(rubric.comments(lang)) >= 5
+    printed = "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs)
+    assert "atol + rtol|num| = 8.9e-04, 94 times the error" in printed and "8.9e-04, 26 times" in printed
