@@ -884,3 +884,36 @@ def test_the_one_hand_graded_answer_has_its_rubric_in_both_languages():
         assert len(rubric.comments(lang)) >= 5
     printed = "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs)
     assert "atol + rtol|num| = 8.9e-04, 94 times the error" in printed and "8.9e-04, 26 times" in printed
+
+
+# (what the English prose says, what the output beside it prints): every number a sentence of lab 03
+# states about an output is that output's
+SAID_AND_PRINTED = [
+    ("`a - c` fails at input index 1", "gradcheck(a - c) raised:\ngradcheck FAILED at input index 1"),
+    ("numerical −12 and analytic 8", "numerical = -12.000000\n  analytic  = 8.000000"),
+    ("where it is 0, as for `*`'s right operand",
+     "__mul__: other.grad = self.data * out.grad   (its operand used again in 0 of them)"),
+    ("in the diamond, `a - c` writes `a.grad`", "__sub__: self.grad = out.grad   (its operand used again in 1 of them)"),
+    ("cross near 8e-6", "the lines cross at eps = 8.2e-06"),
+    ("at 0.44 of it in the median and 1.27 at most", "0.44 times u|f|/eps (median), 1.27 at most"),
+    ("atol + rtol·|num| = 8.9e-4 here", "atol + rtol|num| = 8.9e-04"),
+    ("by 94 and 26 times", "eps = 1e-02: error 9.4e-06"),
+    ("by 94 and 26 times", "8.9e-04, 94 times the error"),
+    ("by 94 and 26 times", "8.9e-04, 26 times the error"),
+    ("flat at 0.79", "the estimate is 0 and its error the whole derivative, 0.79"),
+    ("the gradient, 3.7e-13, is below", "numerical 0.000e+00   backward 3.744e-13   relative error 1.0e+00"),
+    ("the central difference gives 1/2", "at a = 0: central difference 0.5, backward 0"),
+    ("3.3e-16 at most as printed", "largest error 3.3e-16"),
+    ("some 20,000 times below", "central difference, smallest error: 6.6e-12"),
+    ("The defaults hold up to $M = 10^8$ and fail at $10^{10}$", " 1e+08     2.3e-04    1.1e-03       True"),
+    ("The defaults hold up to $M = 10^8$ and fail at $10^{10}$", " 1e+10     2.8e-02    1.1e-01      False"),
+]
+
+
+@pytest.mark.parametrize("said, printed", SAID_AND_PRINTED)
+def test_every_sentence_about_a_number_is_true_of_the_output_beside_it(said, printed):
+    cells = notebook("source", "en").cells
+    prose = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+    output = "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs)
+    assert " ".join(said.split()) in prose, said
+    assert printed in output, printed
