@@ -47,7 +47,7 @@ COPY --from=libraries --chown=root:root ${VENV} ${VENV}
 COPY --from=libraries --chown=root:root /opt/autograd-by-hand /opt/autograd-by-hand
 # JupyterHub's servers forbid every frame unless told otherwise, and JupyterLab shows formgrader
 # in a frame of the same server (as the one-machine classroom allows)
-RUN mkdir -p "$VENV/etc/jupyter/jupyter_server_config.d" \
+RUN chown root:root "$VENV" && mkdir -p "$VENV/etc/jupyter/jupyter_server_config.d" \
  && printf '{"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors '"'self'"'"}}}}\n' \
       > "$VENV/etc/jupyter/jupyter_server_config.d/formgrader-frame.json"
 USER 1000
