@@ -29,17 +29,20 @@ RUN pod-user --install \
 
 # --- the libraries, in a stage of their own: torch's wheel stays out of the image ---
 FROM system AS libraries
-COPY --chown=1000:100 . /opt/autograd-by-hand
+COPY --chown=1000:100 requirements.txt deploy/wheels/ /tmp/course/
 USER 1000
+# requirements.txt as on an instructor's machine, the course's own package aside (below): torch
+# from its CPU wheel, which pip then takes for requirements.txt's torch==2.13.0; then JupyterHub
+# at the chart's version (deploy/z2jh/chart.yaml): the hub and the single-user servers must agree.
+# Only a change of requirements.txt downloads them again
+RUN pip install --no-cache-dir --cert /etc/ssl/certs/ca-certificates.crt /tmp/course/torch-2.13.0+cpu-*.whl \
+ && grep -v '^-e ' /tmp/course/requirements.txt > /tmp/course/libraries.txt \
+ && pip install --no-cache-dir --cert /etc/ssl/certs/ca-certificates.crt -r /tmp/course/libraries.txt \
+ && pip install --no-cache-dir --cert /etc/ssl/certs/ca-certificates.crt jupyterhub==5.5.0
+COPY --chown=1000:100 . /opt/autograd-by-hand
 WORKDIR /opt/autograd-by-hand
-# requirements.txt as on an instructor's machine (torch from its CPU wheel, which pip then takes
-# for requirements.txt's torch==2.13.0), then JupyterHub at the chart's version
-# (deploy/z2jh/chart.yaml): the hub and the single-user servers must agree; the wheel is
-# removed before the image takes the course's folder
-RUN pip install --no-cache-dir --cert /etc/ssl/certs/ca-certificates.crt deploy/wheels/torch-2.13.0+cpu-*.whl \
- && pip install --no-cache-dir --cert /etc/ssl/certs/ca-certificates.crt -r requirements.txt \
- && pip install --no-cache-dir --cert /etc/ssl/certs/ca-certificates.crt jupyterhub==5.5.0 \
- && rm -rf deploy/wheels
+# the course itself, as requirements.txt's `-e .` installs it; the wheel does not stay
+RUN pip install --no-cache-dir --no-deps --no-build-isolation -e . && rm -rf deploy/wheels
 
 # --- the image: the course and its libraries root's, nobody's to change ---
 FROM system
