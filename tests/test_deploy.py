@@ -14,7 +14,6 @@
 The chart's packages come from .venv-chart (.ci/run makes it), else the package index; the images
 themselves are built and a class played in their containers by deploy/play-class.
 """
-import copy
 import json
 import os
 import re
@@ -57,15 +56,13 @@ def course_values():
     return yaml.safe_load((DEPLOY / "helm-values.yaml").read_text())
 
 
-def coalesce(defaults, values):
-    """Helm's merge of a chart's defaults with the user's values: maps merge, the rest replaces."""
-    merged = copy.deepcopy(defaults)
-    for key, value in values.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = coalesce(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
+def load_podspec():
+    """deploy/podspec.py, whose layout of the chart's files the hub here uses too."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("podspec", DEPLOY / "podspec.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def schema_errors(values):
@@ -73,7 +70,7 @@ def schema_errors(values):
     schema = json.loads((DEPLOY / "z2jh" / "values.schema.json").read_text())
     validator = jsonschema.Draft7Validator(schema)
     return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
-            for e in validator.iter_errors(coalesce(defaults, values))]
+            for e in validator.iter_errors(load_podspec().coalesce(defaults, values))]
 
 
 def test_values_pass_the_charts_schema():
@@ -407,15 +404,6 @@ class Hub:
                 return self.homes / name
             time.sleep(0.5)
         raise AssertionError(f"the server of {name} did not start")
-
-
-def load_podspec():
-    """deploy/podspec.py, whose layout of the chart's files the hub here uses too."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("podspec", DEPLOY / "podspec.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
