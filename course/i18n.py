@@ -39,17 +39,91 @@ MESSAGES = {
         "es": "mypy --strict encuentra {n} problema(s) en las anotaciones de tipo de gradcheck; el primero"
               " (en inglés, como lo dice mypy): {first}",
     },
+    # ---- lab 03: a test per operation (Exercise 2, course/expressions.py) ----
+    "lab03_expressions": {
+        "en": "your EXPRESSIONS, the composites recognised at points drawn at grading time",
+        "es": "tus EXPRESSIONS, con las compuestas reconocidas en puntos elegidos al azar al corregir",
+    },
+    "lab03_expressions_empty": {
+        "en": "EXPRESSIONS is not a list of expressions: write [(name, f, point), ...], at least one"
+              " expression per operation of minigrad and the three composites",
+        "es": "EXPRESSIONS no es una lista de expresiones: escribe [(name, f, point), ...], al menos una"
+              " expresión por operación de minigrad y las tres compuestas",
+    },
+    "lab03_expressions_shape": {
+        "en": "an entry of EXPRESSIONS is not (name, f, point), f a function of Values and point a tuple"
+              " of 1 to 4 numbers: {got}",
+        "es": "una entrada de EXPRESSIONS no es (name, f, point), con f una función de Values y point una"
+              " tupla de 1 a 4 números: {got}",
+    },
+    "lab03_expressions_error": {
+        "en": "computing {got}: give each expression a point where it is defined (log needs a positive"
+              " number) and make f return a Value",
+        "es": "al calcular {got}: da a cada expresión un punto donde esté definida (log necesita un número"
+              " positivo) y haz que f devuelva un Value",
+    },
+    "lab03_expressions_gradcheck": {
+        "en": "your gradcheck did not return True on {name!r}, whose backward is minigrad's own and right:"
+              " it said {said}. Is its point at relu's kink? If not, fix gradcheck (Exercise 1)",
+        "es": "tu gradcheck no devolvió True con {name!r}, cuya pasada hacia atrás es la de minigrad y es"
+              " correcta: dijo {said}. ¿Está su punto en el punto anguloso de relu? Si no, corrige gradcheck"
+              " (ejercicio 1)",
+    },
+    "lab03_expressions_point": {
+        "en": "{name!r}: at its point the central difference ({num}) and backward ({analytic}) disagree,"
+              " so its derivative does not exist there: move the point (relu away from its kink at 0)",
+        "es": "{name!r}: en su punto la diferencia central ({num}) y la pasada hacia atrás ({analytic}) no"
+              " coinciden, así que ahí no existe la derivada: cambia el punto (relu lejos de su punto"
+              " anguloso en 0)",
+    },
+    "lab03_expressions_missing": {
+        "en": "no expression of EXPRESSIONS uses {ops}: write at least one per operation of minigrad"
+              " ('+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu')",
+        "es": "ninguna expresión de EXPRESSIONS usa {ops}: escribe al menos una por cada operación de"
+              " minigrad ('+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu')",
+    },
+    "lab03_expressions_composite": {
+        "en": "EXPRESSIONS lacks {formulas}: the composites of the original notes, each a function of"
+              " its inputs in that order (a, b, c)",
+        "es": "a EXPRESSIONS le falta {formulas}: las compuestas de los apuntes originales, cada una"
+              " función de sus entradas en ese orden (a, b, c)",
+    },
+    # ---- lab 03: break __sub__ yourself (Exercise 3, course/breakit.py) ----
+    "lab03_break_case": {
+        "en": "sub_backward_bug inside broken_sub, on (a - c) * k at points drawn at grading time",
+        "es": "sub_backward_bug dentro de broken_sub, con (a - c) * k en puntos elegidos al azar al corregir",
+    },
+    "lab03_break_shape": {
+        "en": "sub_backward_bug(a, c, out) gave no gradients ({got}): write a function that adds to"
+              " a.grad and c.grad",
+        "es": "sub_backward_bug(a, c, out) no dio gradientes ({got}): escribe una función que sume a"
+              " a.grad y a c.grad",
+    },
+    "lab03_break_not_broken": {
+        "en": "with your rule, (a - c) * {k} gives a.grad = {a} and c.grad = {c}, minigrad's own"
+              " gradients: nothing is broken. Forget the −1 of the right operand: c.grad += out.grad",
+        "es": "con tu regla, (a - c) * {k} da a.grad = {a} y c.grad = {c}, los gradientes de minigrad:"
+              " no hay nada roto. Olvida el −1 del operando derecho: c.grad += out.grad",
+    },
+    "lab03_break_other": {
+        "en": "with your rule, (a - c) * {k} gives a.grad = {a} and c.grad = {c}; the bug asked for gives"
+              " a.grad = {k} and c.grad = {k}: keep the left operand's rule and `* out.grad`, and forget"
+              " only the −1 of the right operand's",
+        "es": "con tu regla, (a - c) * {k} da a.grad = {a} y c.grad = {c}; el error que se pide da"
+              " a.grad = {k} y c.grad = {k}: conserva la regla del operando izquierdo y el `* out.grad`,"
+              " y olvida solo el −1 de la del derecho",
+    },
+    "lab03_break_not_caught": {
+        "en": "with your rule, gradcheck(a - c): {said}; it must raise AssertionError with a message"
+              " that names input index 1 (c)",
+        "es": "con tu regla, gradcheck(a - c): {said}; debe lanzar AssertionError con un mensaje que"
+              " diga el índice 1 (c)",
+    },
     "lab03_battery": {"en": "your battery (EXPRESSIONS and MORE_EXPRESSIONS)",
                       "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
     "lab03_battery_wrong": {
         "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
         "es": "gradcheck falla con {names} usando el motor de minigrad, cuya pasada hacia atrás es correcta",
-    },
-    "lab03_battery_reason": {
-        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason), one sentence"
-              " that says which blind spot it covers and why; these have none, or a word or two: {names}",
-        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason), una frase que"
-              " diga qué punto ciego cubre y por qué; estas no lo tienen, o tienen una o dos palabras: {names}",
     },
     "lab03_battery_missed": {
         "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
@@ -136,11 +210,10 @@ MESSAGES = {
     },
     "lab03_hunt_missed": {
         "en": "hunt returned None, but this engine's backward rule for {op!r} is wrong: your hunt's"
-              " expressions let it through (is the operation below the root, its input used again,"
-              " relu's input negative?)",
+              " expressions let it through (Part 5 found which expressions each kind of bug needs)",
         "es": "hunt devolvió None, pero la regla de la pasada hacia atrás de {op!r} de este motor está mal: las"
-              " expresiones de tu hunt la dejan pasar (¿está la operación por debajo de la raíz, se vuelve"
-              " a usar su entrada, es negativa la entrada de relu?)",
+              " expresiones de tu hunt la dejan pasar (la Parte 5 averiguó qué expresiones necesita cada tipo"
+              " de error)",
     },
     "lab03_hunt_wrong_op": {
         "en": "hunt named {got!r}, but it is {op!r} whose backward rule is wrong: an expression that fails"
@@ -157,6 +230,28 @@ MESSAGES = {
         "es": "hunt señaló bien {op!r}, pero la entrada {got}: el gradiente que está mal es el de la"
               " entrada {want} (0 el operando izquierdo, 1 el derecho); da a cada entrada de tu expresión"
               " un solo papel: siempre operando izquierdo o siempre operando derecho",
+    },
+    "lab03_hunt_untied": {
+        "en": "hunt named {got!r} rightly, but the backward passes it ran through this engine do not tie"
+              " that answer to its gradients, so it earns nothing: no pass that came out wrong holds"
+              " {got!r} with every other operation of it cleared, that is, come out right in another"
+              " pass (cleared: {cleared}; in passes that came out wrong: {wrong}). Run your gradcheck"
+              " on an expression that fails with {got!r}, after expressions that clear its other operations",
+        "es": "hunt señaló bien {got!r}, pero las pasadas hacia atrás que ejecutó con este motor no ligan"
+              " esa respuesta a sus gradientes, así que no puntúa: ninguna pasada que salió mal contiene"
+              " {got!r} con todas sus demás operaciones comprobadas, es decir, que salieran bien en otra"
+              " pasada (comprobadas: {cleared}; en pasadas que salieron mal: {wrong}). Ejecuta tu gradcheck"
+              " con una expresión que falle con {got!r}, después de expresiones que comprueben sus demás"
+              " operaciones",
+    },
+    "lab03_hunt_untied_none": {
+        "en": "hunt returned None rightly, but the backward passes it ran through this engine cleared"
+              " only {cleared}, so it earns nothing: None says no rule is wrong, which only a pass that"
+              " came out right with each of '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' shows",
+        "es": "hunt devolvió bien None, pero las pasadas hacia atrás que ejecutó con este motor solo"
+              " comprobaron {cleared}, así que no puntúa: None dice que ninguna regla está mal, y eso solo"
+              " lo demuestra una pasada que salga bien con cada una de '+', '*', '-', '**', 'exp', 'log',"
+              " 'tanh', 'relu'",
     },
     "lab03_hunt_right": {
         "en": "right: {got} names the wrong backward rule of this engine",
@@ -307,6 +402,52 @@ MESSAGES = {
     "theory03_assigned": {
         "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
         "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
+    },
+    # ---- formgrader: the rubric below each hand-graded answer (grader/plugins/formgrader.py) ----
+    "rubric_title": {
+        "en": "Rubric ({points:g} points; for graders, students do not see it)",
+        "es": "Rúbrica ({points:g} puntos; para quien corrige, los estudiantes no la ven)",
+    },
+    "rubric_comments": {
+        "en": "Canned comments (copy one into the comment box)",
+        "es": "Comentarios preparados (copia uno en el cuadro de comentarios)",
+    },
+    # ---- predictions (course/predictions.py): recorded before the cell that measures them ----
+    "predict_none": {
+        "en": "no prediction yet: replace None in the Predict cell above with yours, and run it",
+        "es": "aún no hay predicción: cambia None por la tuya en la celda «Predice» de arriba y ejecútala",
+    },
+    "predict_not_option": {
+        "en": "{got} is not one of the options: write {options}",
+        "es": "{got} no es una de las opciones: escribe {options}",
+    },
+    "predict_or": {"en": " or ", "es": " o "},
+    "predict_not_numbers": {
+        "en": "{got} is not a prediction of {n} numbers: write them as a tuple, e.g. (4, -2)",
+        "es": "{got} no es una predicción de {n} números: escríbelos como una tupla, p. ej. (4, -2)",
+        "en_one": "{got} is not a prediction of one number: write a number, e.g. 4",
+        "es_one": "{got} no es una predicción de un número: escribe un número, p. ej. 4",
+    },
+    "predict_recorded": {
+        "en": "✔ prediction recorded: {got}. Now run the next cell, which measures it.",
+        "es": "✔ predicción registrada: {got}. Ahora ejecuta la celda siguiente, que lo mide.",
+    },
+    "predict_first": {
+        "en": "this cell shows the measurement only after your prediction, so record it first: {why}",
+        "es": "esta celda solo muestra la medida después de tu predicción, así que regístrala antes: {why}",
+    },
+    "predict_changed": {
+        "en": "(your prediction was {first} when this cell first showed its measurement; now it says {now})",
+        "es": "(tu predicción era {first} cuando esta celda mostró su medida por primera vez; ahora dice {now})",
+    },
+    "predict_compare": {
+        "en": "your prediction: {got}   ·   measured: {measured}",
+        "es": "tu predicción: {got}   ·   medido: {measured}",
+    },
+    "predict_agrees": {"en": "   ✔ as you predicted", "es": "   ✔ como predijiste"},
+    "predict_differs": {
+        "en": "   ✘ not what you predicted: the text below explains what happened",
+        "es": "   ✘ no es lo que predijiste: el texto de abajo explica qué ha pasado",
     },
     # ---- lab 01: autograd by hand for linear(64, 600) (visible tests, hidden checks, report) ----
     "lab01_exercise": {
@@ -461,6 +602,30 @@ MESSAGES = {
         "es": "las entradas de cada nodo se toman de la última a la primera (¿una pila?): sigue "
               "next_functions en su orden",
     },
+    "lab01_pitfall_half": {
+        "en": "these are the gradients of the loss with its ½ (W.grad / dW = 1): write the loss without the ½",
+        "es": "estos son los gradientes de la pérdida con su ½ (W.grad / dW = 1): escribe la pérdida sin el ½",
+    },
+    "lab01_pitfall_twice": {
+        "en": "these are the gradients of one backward() (W.grad / dW = 1): call backward(retain_graph=True), "
+              "then backward() again, on the same loss and the same leaves",
+        "es": "estos son los gradientes de un solo backward() (W.grad / dW = 1): llama a "
+              "backward(retain_graph=True) y luego otra vez a backward() sobre la misma pérdida y las mismas hojas",
+    },
+    "lab01_pitfall_ratio": {
+        "en": "W.grad / dW is {ratio:.3g} on average, where the formulas give 1: is this autograd's .grad of that loss?",
+        "es": "W.grad / dW vale {ratio:.3g} de media, donde las fórmulas dan 1: ¿es el .grad de autograd para esa pérdida?",
+    },
+    "lab01_passed_pitfall": {
+        "en": "✔ {exercise}: W.grad / dW = 2 on every entry, and so for x and b",
+        "es": "✔ {exercise}: W.grad / dW = 2 en todas las componentes, y lo mismo para x y b",
+    },
+    "lab01_paths_at_once": {
+        "en": "adds many paths at once ({used}): here add one path at a time, dx[i, k] += delta[i, j] * W[j, k] "
+              "in loops (the matrix form is Exercise 1)",
+        "es": "suma muchos caminos a la vez ({used}): aquí suma un camino cada vez, dx[i, k] += delta[i, j] * W[j, k] "
+              "en bucles (la forma de matrices es el ejercicio 1)",
+    },
     "lab01_paths_dx_transposed": {
         "en": "dx multiplies by Wᵀ (dx[i, k] += delta[i, j] * W[k, j]?): x[i, k] reaches y[i, j] "
               "through W[j, k], so its path contributes delta[i, j] * W[j, k]",
@@ -490,8 +655,8 @@ MESSAGES = {
         "es": "✔ {exercise}: dx, dW y db por caminos coinciden con autograd en {n} ejemplos",
     },
     "lab01_passed_grads": {
-        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd (largest error {error:.1e})",
-        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd (mayor error {error:.1e})",
+        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd within {tol:g}",
+        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd con un error menor que {tol:g}",
     },
     "lab01_passed_walk": {
         "en": "✔ {exercise}: {n} graphs walked in the expected order",
@@ -520,9 +685,9 @@ MESSAGES = {
               "{failed}. Corrígelas y vuelve a ejecutar esta celda.",
     },
     "lab01_report_no_paragraph": {
-        "en": "(Exercise 3's paragraph is not written yet, or the notebook was not saved "
+        "en": "(Exercise 4's answer is not written yet, or the notebook was not saved "
               "before this cell ran.)",
-        "es": "(El párrafo del Ejercicio 3 aún no está escrito, o el cuaderno no se guardó "
+        "es": "(La respuesta del ejercicio 4 aún no está escrita, o el cuaderno no se guardó "
               "antes de ejecutar esta celda.)",
     },
     "start_done": {
@@ -788,6 +953,12 @@ MESSAGES = {
         "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",
     },
     "site_start_title": {"en": "Start this assignment", "es": "Empieza esta tarea"},
+    "site_after_prediction": {
+        "en": "*In the notebook, what the measurement above showed is discussed here, once you have "
+              "recorded your prediction and run it.*",
+        "es": "*En el cuaderno, aquí se comenta lo que ha mostrado la medida de arriba, una vez que "
+              "hayas registrado tu predicción y la hayas ejecutado.*",
+    },
     "site_start_body": {
         "en": ("This page is the notebook as you receive it: read it here, work on it in Jupyter. "
                "If your class has a JupyterHub, open the assignment there. On your own computer, "

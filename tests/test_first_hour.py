@@ -138,7 +138,7 @@ def test_validate_names_missing_altered_and_renamed_graded_cells(tmp_path):
     problems = structure(folder / "copy.ipynb", release)
     print(problems)
     assert [title for title, _ in problems] == [
-        "copy.ipynb: not the assignment's notebook", "Exercise 1 (theory03-forward)", "Exercise 5 (theory03-walk)"]
+        "copy.ipynb: not the assignment's notebook", "Exercise 1 (theory03-forward)", "Exercise 3 (theory03-walk)"]
     assert problems[0][1].startswith("only theory03-en/theory03.ipynb is handed in and graded")
     assert problems[1][1].startswith("this graded cell was changed: grading puts the original back")
     assert problems[2][1].startswith("this graded cell is missing: it is worth 0 points")

@@ -16,6 +16,11 @@ gradebook, and marks a submission changed after the time in its name.
 `inbound/` is made sticky at release (nobody renames or removes another's folder); each
 student's submission folder is made private by the student's side (course/exchange.py).
 Wired in through nbgrader's exchange plugins (grader/plugins/wiring.py).
+
+A folder's owner is a uid; its name comes from the system's users (one machine), or, on a
+cluster where each student's pod runs as a uid made from their name and no pod knows the
+others' (deploy/helm-values.yaml: `CheckedCollect.student_uid_base` plus their LMS user id),
+from that rule.
 """
 import csv
 import json
@@ -27,6 +32,7 @@ from pathlib import Path
 
 from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
 from nbgrader.utils import parse_utc
+from traitlets import Integer
 
 from course.i18n import say
 from grader.plugins.inert import for_spreadsheet
@@ -50,16 +56,17 @@ class StickyRelease(ExchangeReleaseAssignment):
             os.chmod(self.inbound_path, stat.S_IMODE(info.st_mode) | stat.S_ISVTX)
 
 
-def refusal(path, student, check_owner=True, owner=None):
+def refusal(path, student, check_owner=True, owner=None, student_uid_base=None):
     """Why the inbound folder at `path`, named as `student`'s, is not a submission of
     theirs, as a reason's key (course/i18n.py), or None when it is: a link, not a folder,
-    made by someone else (`owner`, or the folder's owner). Only lstat: nothing is followed."""
+    made by someone else (`owner`, or the folder's owner's name: `owner_name`). Only lstat:
+    nothing is followed."""
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
         return "collect_refused_link"
     if not stat.S_ISDIR(info.st_mode):
         return "collect_refused_not_folder"
-    if check_owner and (owner or owner_name(info.st_uid)) != student:
+    if check_owner and (owner or owner_name(info.st_uid, student_uid_base)) != student:
         return "collect_refused_owner"
     return None
 
@@ -98,10 +105,14 @@ def last_change(path):
     return datetime.fromtimestamp(latest, UTC).replace(tzinfo=None)
 
 
-def owner_name(uid):
+def owner_name(uid, student_uid_base=None):
+    """The name of the user `uid`: the system's, else (on a cluster) the student whose LMS
+    user id is `uid` - `student_uid_base`, else "user id UID"."""
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
+        if student_uid_base is not None and uid >= student_uid_base:
+            return str(uid - student_uid_base)
         return f"user id {uid}"
 
 
@@ -122,12 +133,16 @@ class CheckedCollect(SafeCollect):
     every inbound folder `refusal` names, and one dated in the future; the named student's
     latest submission that passes is collected, dated as the module's docstring says."""
 
+    student_uid_base = Integer(None, allow_none=True, help=(
+        "On a cluster, the number each student's uid is their name (their LMS user id) above "
+        "(deploy/helm-values.yaml); None: names come from the system's users.")).tag(config=True)
+
     def _path_to_record(self, path):
         record = super()._path_to_record(path)
         frozen = handed_in_record(path)
         record["claimed"] = record["timestamp"]  # the folder's name: the student's word
         record["timestamp"] = parse_utc(frozen["handed_in"]) if frozen else last_change(path)
-        record["owner"] = frozen["student"] if frozen else owner_name(os.lstat(path).st_uid)
+        record["owner"] = frozen["student"] if frozen else owner_name(os.lstat(path).st_uid, self.student_uid_base)
         why = refusal(path, record["username"], self.check_owner, record["owner"])
         if why is None and dated_in_future(record["claimed"]):
             why = "collect_refused_future"
@@ -135,15 +150,6 @@ class CheckedCollect(SafeCollect):
         record["changed"] = record["timestamp"] > record["claimed"] + CLOCK_SLACK
         self.times[record["filename"]] = record["timestamp"]
         return record
-
-    def copy_files(self):
-        # every folder left was checked in init_src (a frozen one by its hand-in record):
-        # nbgrader's own owner check would only warn about root's frozen folders
-        checked, self.check_owner = self.check_owner, False
-        try:
-            super().copy_files()
-        finally:
-            self.check_owner = checked
 
     def do_copy(self, src, dest, log=None):
         """SafeCollect's copy, then the time collection trusts in place of the student's."""
@@ -167,8 +173,8 @@ class CheckedCollect(SafeCollect):
                 f"{self.coursedir.student_id or '*'}+{self.coursedir.assignment_id}+*")):
             record = self._path_to_record(str(path))
             if record["refused"]:
-                row = {"folder": path.name, "student": record["username"],
-                       "owner": owner_name(os.lstat(path).st_uid), "reason": record["refused"]}
+                row = {"folder": path.name, "student": record["username"], "owner": record["owner"],
+                       "reason": record["refused"]}
                 self.refused.append(row)
                 self.log.error("REFUSED %r: %s", path.name, explain(row))
         self.src_records = [r for r in self.src_records if not r.get("refused")]
@@ -180,6 +186,16 @@ class CheckedCollect(SafeCollect):
                 self.log.warning("CHANGED %r: %s (named %s, last changed %s)", record["filename"], explain(row),
                                  record["claimed"], record["timestamp"])
         remember_refusals(self.coursedir.root, self.coursedir.assignment_id, self.refused)
+
+    def copy_files(self):
+        """nbgrader's copy, without its own owner check: every folder left passed the one
+        above, which also knows a cluster's students and a frozen submission's student
+        (nbgrader's would call them "unknown id" or root, and a cheating attempt)."""
+        checking, self.check_owner = self.check_owner, False
+        try:
+            super().copy_files()
+        finally:
+            self.check_owner = checking
 
 
 def refusals_path(root, assignment):

@@ -1,6 +1,7 @@
 """Grades an LMS imports: one per student per unit, whichever language they took.
 
     python -m grader export --lms moodle|canvas [--uncapped] [--out FOLDER]
+    python -m grader export --lti [--lti-config FILE] [--uncapped]   # straight to the LMS (grader/reports/ags.py)
 
 Each unit is two nbgrader assignments (`theory03-en`, `theory03-es`); a student
 takes one. The grade of a unit is the student's graded submission of it (if
@@ -207,10 +208,19 @@ def main(argv):
     import argparse
     parser = argparse.ArgumentParser(prog="python -m grader export", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lms", choices=sorted(FORMATS), required=True)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--lms", choices=sorted(FORMATS), help="write the LMS's grade-import CSV")
+    target.add_argument("--lti", action="store_true",
+                        help="post the grades to the LMS through LTI Assignment and Grade Services")
+    parser.add_argument("--lti-config", default=None, help="with --lti, outside the cluster: the grade "
+                        "service's settings (JSON; on the cluster, the LTI_AGS environment variable)")
     parser.add_argument("--uncapped", action="store_true",
                         help="keep extra credit above the maximum (Canvas accepts it)")
     parser.add_argument("--out", default=None, help="folder for the files (default: exports/)")
     arguments, options = parser.parse_known_args(argv)
+    if arguments.lti:
+        from grader.reports.ags import post_grades
+        found = unit_grades(Path.cwd(), options, not arguments.uncapped)
+        return post_grades(Path.cwd(), found, arguments.lti_config, options, arguments.out)
     export(Path.cwd(), arguments.lms, arguments.out, not arguments.uncapped, options)
     return 0
