@@ -38,6 +38,7 @@ import requests
 from nbgrader.utils import parse_utc
 from support.browser import CHROMIUM, cells, close_dialog, run_all, type_into, validate
 from support.checkout import checkout_copy
+from support.course import cell_index
 from support.hub_client import HubUser
 
 from authoring.build import ROOT
@@ -67,8 +68,8 @@ ANSWERS = {  # the Spanish student takes only the path through e; the English on
 }
 REASON = {"es": "falta el camino a través de f", "en": "write your code here"}
 SCORE_WORD = {"es": "Puntuación", "en": "Score"}  # the feedback's words are the student's language
-SCORE = {"es": ("0.0", "12.0"), "en": ("3.0", "12.0")}
-GRADIENTS_CELL = 10  # theory03's gradients() answer cell (tests/test_theory03.py keeps the layout)
+SCORE = {"es": ("0.0", "14.0"), "en": ("3.0", "14.0")}
+GRADIENTS_CELL = cell_index("theory03-es", "theory03-gradients-answer")  # both languages' layout
 BONUS_UNIT = "lab03"  # one bonus exercise, worth 0 points; its kernel is lighter than lab 01's
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.utils import parse_utc
+from support.course import cell_index
 
 from classroom import accounts, course, student_env
 from classroom.roster import Person
@@ -34,7 +35,7 @@ pytestmark = [
 PREFIX = f"s28b{os.getpid() % 100000}"  # unique to this run; lower case, short
 ASSIGNMENT = "theory03-en"
 COURSE_ID = course.course_id("en")
-GRADIENTS_CELL = 10  # theory03's gradients() answer cell (tests/test_theory03.py keeps the layout)
+GRADIENTS_CELL = cell_index(ASSIGNMENT, "theory03-gradients-answer")
 CAROL_ANSWER = ("# carol's own work\ndef gradients(a, b, c):\n    e = a * b + c\n    f = a - c\n"
                 "    return f * b + e, f * a, f - e\n")
 BOB_ANSWER = "# bob's forgery\ndef gradients(a, b, c):\n    return 0, 0, 0\n"
