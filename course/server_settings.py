@@ -15,7 +15,6 @@ exchange, as on a hub); without it a student works from a copy (`course start`) 
 through the LMS, so those are hidden too. `--language` makes that language JupyterLab's
 default for everyone of the environment (each person can still choose theirs).
 """
-import argparse
 import json
 from pathlib import Path
 
@@ -86,12 +85,15 @@ def write_sys_prefix(prefix, exchange=False, lang=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m course settings", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sys-prefix", required=True, help="the environment's folder (sys.prefix)")
+    from course.commands import Parser
+    parser = Parser(prog="python -m course settings", description=__doc__)
+    parser.add_argument("--sys-prefix", required=True, metavar="PREFIX",
+                        help="the environment's folder (its sys.prefix), whose settings are written")
     parser.add_argument("--exchange", action="store_true",
-                        help="keep nbgrader's Assignments panel (a hub with an exchange)")
-    parser.add_argument("--language", choices=sorted(LOCALES), help="JupyterLab's default language")
+                        help="keep nbgrader's Assignments panel (a hub with an exchange); "
+                             "default: hidden, students hand in through the LMS")
+    parser.add_argument("--language", choices=sorted(LOCALES),
+                        help="JupyterLab's default language (default: none set, JupyterLab's own: English)")
     arguments = parser.parse_args(argv)
     config = write_sys_prefix(arguments.sys_prefix, arguments.exchange, arguments.language)
     print(f"wrote the student server's settings in {config}")

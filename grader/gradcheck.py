@@ -129,9 +129,8 @@ def check_minigrad(leaf: Callable[[float], Node] | None = None, quiet: bool = Fa
 
 def main(argv: Sequence[str]) -> int:
     """Exit status of `python -m grader gradcheck [--inject-sub-sign-bug]`."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="python -m grader gradcheck", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    from course.commands import Parser
+    parser = Parser(prog="python -m grader gradcheck", description=__doc__)
     parser.add_argument("--inject-sub-sign-bug", action="store_true",
                         help="run it on minigrad with a sign bug in subtraction: it must fail")
     if parser.parse_args(argv).inject_sub_sign_bug:
