@@ -256,7 +256,8 @@ def parser():
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     state = "the class's state folder: its settings, passwords, hub database and logs (default: classroom-state)"
     begin = commands.add_parser("start", help="start a class from a roster, or resume the class of --state")
-    begin.add_argument("roster", nargs="?", help="the roster, id,name,language,role (only for a new class)")
+    begin.add_argument("roster", nargs="?", help="the roster, id,name,language,role, for a new class "
+                       "(default: none, to resume the class of --state)")
     begin.add_argument("--prefix", default="class", help="login names are PREFIX-ID; the class's name (default: class)")
     begin.add_argument("--exchange", default="/srv/nbgrader/exchange",
                        help="nbgrader's exchange folder, made if missing (default: /srv/nbgrader/exchange)")

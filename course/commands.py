@@ -143,9 +143,9 @@ def check_jupyterlab_options(words):
     from jupyter_server.serverapp import ServerApp  # noqa: F401 - its classes are then known
     from jupyterlab.labapp import LabApp
 
-    app = LabApp()
-    flags = {str(name) for name in app.flags}
-    aliases = {str(name) for name in app.aliases}
+    # the class's own tables: an instance would ask node for yarn's configuration
+    flags = {str(name) for name in LabApp.flags}
+    aliases = {str(name) for name in LabApp.aliases}
     config, rest = [], list(words)
     while rest:
         word = rest.pop(0)

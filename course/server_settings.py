@@ -88,7 +88,7 @@ def main(argv=None):
     from course.commands import Parser
     parser = Parser(prog="python -m course settings", description=__doc__)
     parser.add_argument("--sys-prefix", required=True, metavar="PREFIX",
-                        help="the environment's folder (its sys.prefix), whose settings are written")
+                        help="the environment's folder (its sys.prefix), whose settings are written (required: no default)")
     parser.add_argument("--exchange", action="store_true",
                         help="keep nbgrader's Assignments panel (a hub with an exchange); "
                              "default: hidden, students hand in through the LMS")
