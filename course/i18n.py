@@ -338,10 +338,10 @@ MESSAGES = {
         "es": "lanzó RuntimeError: un producto de matrices de formas ({left}) @ ({right}), que no encajan",
     },
     "lab01_shapes_hint": {
-        "en": " — check each product by its shapes: dy is (n, d_out), W is (d_out, d_in), x is (n, d_in); "
-              "dx must come out (n, d_in) and dW (d_out, d_in)",
-        "es": " — comprueba cada producto por sus formas: dy es (n, d_out), W es (d_out, d_in), x es (n, d_in); "
-              "dx debe salir (n, d_in) y dW (d_out, d_in)",
+        "en": " — check each product by its shapes: delta (dL/dy) is (n, d_out), W is (d_out, d_in), x is "
+              "(n, d_in); dx must come out (n, d_in) and dW (d_out, d_in)",
+        "es": " — comprueba cada producto por sus formas: delta (dL/dy) es (n, d_out), W es (d_out, d_in), x es "
+              "(n, d_in); dx debe salir (n, d_in) y dW (d_out, d_in)",
     },
     "lab01_no_autograd": {
         "en": "used autograd ({used}): compute the gradients with your formulas, without autograd "
@@ -376,15 +376,15 @@ MESSAGES = {
         "es": "{name} tiene forma {got}, se esperaba {want}",
     },
     "lab01_transposed": {
-        "en": "{name} is transposed: shape {got}, expected {want} (x.T @ dy?). "
+        "en": "{name} is transposed: shape {got}, expected {want} (x.T @ delta?). "
               "A gradient has the shape of what it is the gradient of",
-        "es": "{name} está traspuesto: forma {got}, se esperaba {want} (¿x.T @ dy?). "
+        "es": "{name} está traspuesto: forma {got}, se esperaba {want} (¿x.T @ delta?). "
               "Un gradiente tiene la forma de aquello de lo que es gradiente",
     },
     "lab01_transposed_square": {
-        "en": "{name} is transposed (x.T @ dy for dW?): "
+        "en": "{name} is transposed (x.T @ delta for dW?): "
               "a gradient has the layout of what it is the gradient of",
-        "es": "{name} está traspuesto (¿x.T @ dy para dW?): "
+        "es": "{name} está traspuesto (¿x.T @ delta para dW?): "
               "un gradiente tiene la disposición de aquello de lo que es gradiente",
     },
     "lab01_doubled": {
@@ -612,6 +612,18 @@ MESSAGES = {
     "validate_partial": {
         "en": "passed some but not all of its checks",
         "es": "superó algunas de sus comprobaciones, pero no todas",
+    },
+    "validate_written_blank": {
+        "en": "your teacher grades this answer; write it before you hand in",
+        "es": "esta respuesta la califica tu profesor; escríbela antes de entregar",
+    },
+    "submit_renamed": {
+        "en": "{folder} holds no {notebook}, only {found}: only {notebook} is handed in. If one of those is your "
+              "work, rename it back to {notebook} (in JupyterLab's file browser: right-click > Rename), then run "
+              "this command again",
+        "es": "{folder} no contiene {notebook}, solo {found}: solo se entrega {notebook}. Si uno de esos es tu "
+              "trabajo, devuélvele el nombre {notebook} (en el explorador de archivos de JupyterLab: clic derecho "
+              "> Renombrar) y vuelve a ejecutar esta orden",
     },
     "submit_nothing": {
         "en": "there is no {notebook} to hand in: start the assignment with `python -m course start {assignment}`",

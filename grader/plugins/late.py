@@ -25,7 +25,9 @@ DAY = 24 * 3600
 
 
 class PercentPerDay(LateSubmissionPlugin):
-    """A share of the score per started day late, after a grace period, up to a cap."""
+    """A share of the score per started day late, after a grace period, up to a cap. nbgrader's
+    own `LateSubmissionPlugin.penalty_method`, when the configuration sets it, is honoured as
+    nbgrader defines it: 'none' takes nothing, 'zero' takes the whole score."""
 
     percent_per_day = Float(10.0, help="Percent of the score taken per started day late.").tag(config=True)
     max_percent = Float(100.0, help="The most, in percent of the score, a late "
@@ -33,6 +35,9 @@ class PercentPerDay(LateSubmissionPlugin):
     grace_minutes = Float(0.0, help="Minutes late that cost nothing.").tag(config=True)
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
+        if any("penalty_method" in self.config[name] for name in ("LateSubmissionPlugin", "PercentPerDay")
+               if name in self.config):
+            return super().late_submission_penalty(student_id, score, total_seconds_late)
         late = total_seconds_late - 60 * self.grace_minutes
         if late <= 0 or score <= 0:
             return 0.0
