@@ -319,3 +319,22 @@ def test_help_explains_every_option_and_its_default(monkeypatch, package, words)
     assert not no_default, f"{parser.prog}: options whose help gives no default: {no_default}"
     internal = [note for note in ("This module", "forked", "fork(") if note in parser.format_help()]
     assert not internal, f"{parser.prog}: internal notes in --help: {internal}"
+
+
+STUDENT_DATA = ["gradebook.db", "gradebook.db-journal", "gradebook.db-wal", "grades.csv", "submitted/ana/x.ipynb",
+                "autograded/ana/x.ipynb", "feedback/ana/x.html", "reports/theory03-es.csv", "exports/moodle.csv",
+                "logs/theory03-es/ana.log", "downloaded/theory03-es/archive/x.zip", "my-work/theory03-es/x.ipynb",
+                ".grader-grade-theory03-es.lock", "classroom-state/passwords.csv"]
+
+
+def test_students_data_is_ignored_by_git():
+    """What grading, exporting and a class write about students never shows in `git status`."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *STUDENT_DATA], cwd=ROOT, capture_output=True,
+                             text=True, check=False).stdout.split()
+    print(ignored)
+    assert sorted(ignored) == sorted(STUDENT_DATA)
+    kept = subprocess.run(["git", "check-ignore", "--no-index", "autograded/README.md"], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert kept.returncode == 1  # the folder's README is committed

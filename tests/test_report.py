@@ -282,3 +282,44 @@ def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     assert run.returncode == 0 and "1 submission(s) of lab01-es stamped late: 24680" in run.stdout
     stamp = (filed.parent / "timestamp.txt").read_text()
     assert (parse_utc(stamp) - parse_utc(datetime(2026, 10, 16, 21, 59))).total_seconds() == 1
+
+
+def test_feedback_renders_its_math_offline(reported):
+    """A feedback page carries its own MathJax: opened from disk in Chromium with the network
+    off, its equations are typeset (no raw `$$`), and it asks for nothing but itself."""
+    import os
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from support.browser import CHROMIUM
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    student, assignment = "offline-reader", "lab01-es"
+    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
+        gb.update_or_create_student(student)
+        gb.add_submission(assignment, student)
+        gb.db.commit()
+    nb = reported.release(assignment)
+    reported.submit(student, assignment, nb)
+    folder = reported.root / "autograded" / student / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "lab01.ipynb")
+    reported.grader.own(reported.root / "autograded")
+    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    page_path = reported.root / "feedback" / student / assignment / "lab01.html"
+    html = page_path.read_text()
+    assert "cdnjs" not in html and "https://" not in html.split("<body>")[0]
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        context = browser.new_context(offline=True)
+        asked = []
+        context.on("request", lambda request: asked.append(request.url))
+        page = context.new_page()
+        page.goto(page_path.as_uri())
+        page.wait_for_selector("mjx-container svg", timeout=60_000)
+        page.wait_for_function("() => !document.body.innerText.includes('$$')", timeout=60_000)
+        typeset = page.locator("mjx-container").count()
+        browser.close()
+    print(f"{page_path.stat().st_size} bytes; {typeset} equations typeset offline; requests: {asked}")
+    assert typeset > 20
+    assert asked == [page_path.as_uri()]
