@@ -21,13 +21,14 @@ def split_options(argv):
     return options, [word for word in argv if not CONFIG_OPTION.fullmatch(word)]
 
 
-def nbgrader_options(parser, options):
-    """`options` if nbgrader, with the course's classes, knows every one; else `parser` stops
-    with one line naming the first it does not."""
-    import nbgrader.apps  # noqa: F401 - nbgrader's classes, and through the wiring the course's
+def nbgrader_options(parser, options, root=None):
+    """`options` if nbgrader, with the course's configuration (nbgrader_config.py in `root`, the
+    current folder by default, and the classes it brings in), knows every one; else `parser`
+    stops with one line naming the first it does not."""
+    import nbgrader.apps  # noqa: F401 - nbgrader's own classes
 
-    import grader.plugins.wiring  # noqa: F401
-    import grader.sandbox.kernel  # noqa: F401
+    from grader.config import load_config
+    load_config(Path.cwd() if root is None else root, [])  # the course's classes, as nbgrader will load them
     try:
         return check_config_options(options, refused=SET_BY_THE_COMMAND)
     except CommandError as error:
