@@ -120,6 +120,8 @@ def story(root, assignment, lang):
     """One line per demo student: the score, and why (what each hostile one tried, what came of it)."""
     from course.i18n import say
     from grader.reports.report import cohort
+    if not (root / "reports" / f"{assignment}.csv").exists():  # no report: nothing was graded to tell of
+        return []
     _, rows = cohort(root, assignment)
     lines = []
     for row in rows:
