@@ -46,7 +46,8 @@ DELIBERATE = {
        "the course's configuration names its course (CourseDirectory.course_id): `nbgrader list` shows that course's"
        for name in ("test_list_released", "test_list_fetched", "test_list_remove_outbound", "test_list_inbound",
                     "test_list_inbound_no_random_string", "test_list_cached", "test_list_remove_inbound",
-                    "test_list_remove_cached", "test_list_without_random_string")},
+                    "test_list_remove_cached", "test_list_without_random_string", "test_list_feedback_inbound",
+                    "test_list_feedback_cached")},
 }
 
 
