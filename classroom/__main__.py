@@ -26,7 +26,7 @@ from pathlib import Path
 
 from classroom import accounts, course, hub, roster, student_env
 from classroom.auth import hashed
-from course.commands import Parser
+from course.commands import Parser, positive
 from course.names import LANGUAGES, UNITS
 
 # the class's settings, kept in STATE/classroom.json; the defaults are measured
@@ -231,17 +231,6 @@ def remove_classroom(state_folder, confirm=None, backup=None):
         (state_folder / name).unlink(missing_ok=True)
     print(f"removed; the backup {archive} and the hub's log stay in {state_folder}")
     return archive
-
-
-def positive(kind):
-    """An argparse type: a number of `kind` above 0."""
-    def check(text):
-        value = kind(text)
-        if value <= 0:
-            raise ValueError(text)
-        return value
-    check.__name__ = f"positive {kind.__name__}"
-    return check
 
 
 def port(text):

@@ -167,6 +167,17 @@ def check_jupyterlab_options(words):
     return list(words)
 
 
+def positive(kind):
+    """An argparse type: a number of `kind` (int, float) above 0."""
+    def check(text):
+        value = kind(text)
+        if value <= 0:
+            raise ValueError(text)
+        return value
+    check.__name__ = f"positive {kind.__name__}"
+    return check
+
+
 def refuse(parser, error):
     """`parser` stops with a CommandError's one line."""
     key, fields = error.args[0]

@@ -51,17 +51,6 @@ def known_assignments(parser, root, names):
     return names
 
 
-def positive(kind):
-    """An argparse type: a number of `kind` above 0."""
-    def check(text):
-        value = kind(text)
-        if value <= 0:
-            raise ValueError(text)
-        return value
-    check.__name__ = f"positive {kind.__name__}"
-    return check
-
-
 def existing_gradebook(parser, root, options=()):
     """Stops `parser` when the gradebook the configuration names is an SQLite file that is not
     there (opening it would make an empty one): nothing has been generated or graded here."""

@@ -184,11 +184,25 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_feedback_chrome_is_in_the_students_language(reported, lang):
     """nbgrader's feedback page: its headings and links in the notebook's language."""
-    student, assignment = f"feedback-{lang}", f"lab01-{lang}"
+    page = feedback_page(reported, f"feedback-{lang}", f"lab01-{lang}", {"lab01-formulas": 3}).read_text()
+    heading = page.split("<h4>")[1].split("</h4>")[0]
+    print(heading)
+    if lang == "es":
+        assert "(Puntuación: 3.0 / 11.0)" in heading and 'lang="es"' in page
+        assert ">Celda de test</a>" in page and "(Arriba)" in page
+        assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
+    else:
+        assert "(Score: 3.0 / 11.0)" in heading and ">Test cell</a>" in page
+
+
+def feedback_page(reported, student, assignment, scores):
+    """`nbgrader generate_feedback` for `student`, whose release notebook was graded with `scores`
+    ({grade_id: automatic score}); the page's path."""
     with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
         gb.update_or_create_student(student)
         gb.add_submission(assignment, student)
-        gb.find_grade("lab01-formulas", "lab01", assignment, student).auto_score = 3
+        for grade_id, score in scores.items():
+            gb.find_grade(grade_id, "lab01", assignment, student).auto_score = score
         gb.db.commit()
     nb = reported.release(assignment)
     reported.submit(student, assignment, nb)
@@ -198,15 +212,7 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
     reported.grader.own(reported.root / "autograded")
     done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    page = (reported.root / "feedback" / student / assignment / "lab01.html").read_text()
-    heading = page.split("<h4>")[1].split("</h4>")[0]
-    print(heading)
-    if lang == "es":
-        assert "(Puntuación: 3.0 / 11.0)" in heading and 'lang="es"' in page
-        assert ">Celda de test</a>" in page and "(Arriba)" in page
-        assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
-    else:
-        assert "(Score: 3.0 / 11.0)" in heading and ">Test cell</a>" in page
+    return reported.root / "feedback" / student / assignment / "lab01.html"
 
 
 def test_the_late_penalty_is_a_share_per_started_day():
@@ -292,20 +298,7 @@ def test_feedback_renders_its_math_offline(reported):
     from support.browser import CHROMIUM
     if not os.path.exists(CHROMIUM):
         pytest.skip("Chromium is missing (apt-get install chromium)")
-    student, assignment = "offline-reader", "lab01-es"
-    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
-        gb.update_or_create_student(student)
-        gb.add_submission(assignment, student)
-        gb.db.commit()
-    nb = reported.release(assignment)
-    reported.submit(student, assignment, nb)
-    folder = reported.root / "autograded" / student / assignment
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / "lab01.ipynb")
-    reported.grader.own(reported.root / "autograded")
-    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    page_path = reported.root / "feedback" / student / assignment / "lab01.html"
+    page_path = feedback_page(reported, "offline-reader", "lab01-es", {})
     html = page_path.read_text()
     assert "cdnjs" not in html and "https://" not in html.split("<body>")[0]
     with playwright.sync_playwright() as pw:

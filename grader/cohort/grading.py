@@ -56,7 +56,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.commands import Parser
+from course.commands import Parser, positive
 from course.names import LANGUAGES
 from grader.cohort.database import (
     DB_BACKOFF,
@@ -268,7 +268,6 @@ def interrupt(root, assignment, jobs):
 
 
 def parser():
-    from grader.arguments import positive
     parser = Parser(prog="python -m grader grade", description=(
         "Grade every submission of each ASSIGNMENT (submitted/STUDENT/ASSIGNMENT/) with stock\n"
         "`nbgrader autograde ASSIGNMENT --student ID`, several at once, in the sandbox; then write\n"
