@@ -16,6 +16,7 @@ grading runs (the suite's lock: `flock /work/heavy-tests.lock python benchmarks/
 """
 import argparse
 import os
+import pwd
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,7 @@ def run(selection, report):
     tests = Path(nbgrader.__file__).parent / "tests" / "apps"
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(configuration_folder()),
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env.setdefault("USER", pwd.getpwuid(os.getuid()).pw_name)  # nbgrader's fetch_feedback test reads it
     command = [sys.executable, "-m", "pytest", str(tests), "-c", os.devnull, "-p", "no:cacheprovider", "-q",
                f"--junitxml={report}", "-W", "ignore::DeprecationWarning"]
     if selection:
