@@ -12,6 +12,8 @@ What an author writes in a master:
   (and `points=N` for tests): the nbgrader role of the cell.
 - `nbgrader="answer" grade_id="unit-name" points=N` on a `<!-- #region -->`: a manually
   graded written answer (its text is the model answer; students get an answer stub).
+- `after="unit-predict-name"` on a `<!-- #region -->`: prose that discusses what a prediction's
+  measurement showed; the website leaves it out (a reader there has made no prediction).
 """
 import io
 import re
@@ -62,6 +64,7 @@ def for_language(master, lang, unit):
         role = meta.pop("nbgrader", None)
         grade_id = meta.pop("grade_id", None)
         points = meta.pop("points", None)
+        after = meta.pop("after", None)
         if role is not None:
             if role not in ROLES:
                 raise ValueError(f"{unit}: cell {number} has unknown nbgrader role {role!r}")
@@ -72,6 +75,10 @@ def for_language(master, lang, unit):
                 raise ValueError(f"{unit}: cell {number}: nbgrader=\"answer\" is for markdown regions")
             if role in ("tests", "answer"):
                 new.metadata["nbgrader"]["points"] = points
+        if after is not None:
+            if cell.cell_type != "markdown":
+                raise ValueError(f"{unit}: cell {number}: after= is for markdown regions")
+            new.metadata["course"] = {"after": after}
         if meta:
             raise ValueError(f"{unit}: cell {number} has unknown metadata {sorted(meta)}")
         new.id = f"{grade_id or 'cell'}-{number}"

@@ -132,6 +132,8 @@ def unit_page(root, unit, lang):
         if cell.cell_type == "code":
             cell.outputs = outputs.get(cell.id, [])
             cell.execution_count = None
+        elif "after" in cell.metadata.get("course", {}):  # what a prediction's measurement showed
+            cell.source = say("site_after_prediction", lang)
     start = nbformat.v4.new_markdown_cell(
         "````{admonition} " + say("site_start_title", lang) + "\n:class: tip\n\n"
         + say("site_start_body", lang, assignment=assignment) + "\n````")

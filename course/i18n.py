@@ -308,6 +308,52 @@ MESSAGES = {
         "en": "that is what `=` leaves (the last contribution only): with accumulate=True, add with `+=`",
         "es": "eso es lo que deja `=` (solo la última contribución): con accumulate=True, suma con `+=`",
     },
+    # ---- formgrader: the rubric below each hand-graded answer (grader/plugins/formgrader.py) ----
+    "rubric_title": {
+        "en": "Rubric ({points:g} points; for graders, students do not see it)",
+        "es": "Rúbrica ({points:g} puntos; para quien corrige, los estudiantes no la ven)",
+    },
+    "rubric_comments": {
+        "en": "Canned comments (copy one into the comment box)",
+        "es": "Comentarios preparados (copia uno en el cuadro de comentarios)",
+    },
+    # ---- predictions (course/predictions.py): recorded before the cell that measures them ----
+    "predict_none": {
+        "en": "no prediction yet: replace None in the Predict cell above with yours, and run it",
+        "es": "aún no hay predicción: cambia None por la tuya en la celda «Predice» de arriba y ejecútala",
+    },
+    "predict_not_option": {
+        "en": "{got} is not one of the options: write {options}",
+        "es": "{got} no es una de las opciones: escribe {options}",
+    },
+    "predict_or": {"en": " or ", "es": " o "},
+    "predict_not_numbers": {
+        "en": "{got} is not a prediction of {n} numbers: write them as a tuple, e.g. (4, -2)",
+        "es": "{got} no es una predicción de {n} números: escríbelos como una tupla, p. ej. (4, -2)",
+        "en_one": "{got} is not a prediction of one number: write a number, e.g. 4",
+        "es_one": "{got} no es una predicción de un número: escribe un número, p. ej. 4",
+    },
+    "predict_recorded": {
+        "en": "✔ prediction recorded: {got}. Now run the next cell, which measures it.",
+        "es": "✔ predicción registrada: {got}. Ahora ejecuta la celda siguiente, que lo mide.",
+    },
+    "predict_first": {
+        "en": "this cell shows the measurement only after your prediction, so record it first: {why}",
+        "es": "esta celda solo muestra la medida después de tu predicción, así que regístrala antes: {why}",
+    },
+    "predict_changed": {
+        "en": "(your prediction was {first} when this cell first showed its measurement; now it says {now})",
+        "es": "(tu predicción era {first} cuando esta celda mostró su medida por primera vez; ahora dice {now})",
+    },
+    "predict_compare": {
+        "en": "your prediction: {got}   ·   measured: {measured}",
+        "es": "tu predicción: {got}   ·   medido: {measured}",
+    },
+    "predict_agrees": {"en": "   ✔ as you predicted", "es": "   ✔ como predijiste"},
+    "predict_differs": {
+        "en": "   ✘ not what you predicted: the text below explains what happened",
+        "es": "   ✘ no es lo que predijiste: el texto de abajo explica qué ha pasado",
+    },
     # ---- lab 01: autograd by hand for linear(64, 600) (visible tests, hidden checks, report) ----
     "lab01_exercise": {
         "en": "Exercise {number} ({name})",
@@ -461,6 +507,30 @@ MESSAGES = {
         "es": "las entradas de cada nodo se toman de la última a la primera (¿una pila?): sigue "
               "next_functions en su orden",
     },
+    "lab01_pitfall_half": {
+        "en": "these are the gradients of the loss with its ½ (W.grad / dW = 1): write the loss without the ½",
+        "es": "estos son los gradientes de la pérdida con su ½ (W.grad / dW = 1): escribe la pérdida sin el ½",
+    },
+    "lab01_pitfall_twice": {
+        "en": "these are the gradients of one backward() (W.grad / dW = 1): call backward(retain_graph=True), "
+              "then backward() again, on the same loss and the same leaves",
+        "es": "estos son los gradientes de un solo backward() (W.grad / dW = 1): llama a "
+              "backward(retain_graph=True) y luego otra vez a backward() sobre la misma pérdida y las mismas hojas",
+    },
+    "lab01_pitfall_ratio": {
+        "en": "W.grad / dW is {ratio:.3g} on average, where the formulas give 1: is this autograd's .grad of that loss?",
+        "es": "W.grad / dW vale {ratio:.3g} de media, donde las fórmulas dan 1: ¿es el .grad de autograd para esa pérdida?",
+    },
+    "lab01_passed_pitfall": {
+        "en": "✔ {exercise}: W.grad / dW = 2 on every entry, and so for x and b",
+        "es": "✔ {exercise}: W.grad / dW = 2 en todas las componentes, y lo mismo para x y b",
+    },
+    "lab01_paths_at_once": {
+        "en": "adds many paths at once ({used}): here add one path at a time, dx[i, k] += delta[i, j] * W[j, k] "
+              "in loops (the matrix form is Exercise 1)",
+        "es": "suma muchos caminos a la vez ({used}): aquí suma un camino cada vez, dx[i, k] += delta[i, j] * W[j, k] "
+              "en bucles (la forma de matrices es el ejercicio 1)",
+    },
     "lab01_paths_dx_transposed": {
         "en": "dx multiplies by Wᵀ (dx[i, k] += delta[i, j] * W[k, j]?): x[i, k] reaches y[i, j] "
               "through W[j, k], so its path contributes delta[i, j] * W[j, k]",
@@ -490,8 +560,8 @@ MESSAGES = {
         "es": "✔ {exercise}: dx, dW y db por caminos coinciden con autograd en {n} ejemplos",
     },
     "lab01_passed_grads": {
-        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd (largest error {error:.1e})",
-        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd (mayor error {error:.1e})",
+        "en": "✔ {exercise}: dx {dx}, dW {dW}, db {db} match autograd within {tol:g}",
+        "es": "✔ {exercise}: dx {dx}, dW {dW}, db {db} coinciden con autograd con un error menor que {tol:g}",
     },
     "lab01_passed_walk": {
         "en": "✔ {exercise}: {n} graphs walked in the expected order",
@@ -520,9 +590,9 @@ MESSAGES = {
               "{failed}. Corrígelas y vuelve a ejecutar esta celda.",
     },
     "lab01_report_no_paragraph": {
-        "en": "(Exercise 3's paragraph is not written yet, or the notebook was not saved "
+        "en": "(Exercise 4's answer is not written yet, or the notebook was not saved "
               "before this cell ran.)",
-        "es": "(El párrafo del Ejercicio 3 aún no está escrito, o el cuaderno no se guardó "
+        "es": "(La respuesta del ejercicio 4 aún no está escrita, o el cuaderno no se guardó "
               "antes de ejecutar esta celda.)",
     },
     "start_done": {
@@ -778,6 +848,12 @@ MESSAGES = {
         "es": "Para estudiantes, profesorado y autores: consulta las [guías](docs/index.md).",
     },
     "site_start_title": {"en": "Start this assignment", "es": "Empieza esta tarea"},
+    "site_after_prediction": {
+        "en": "*In the notebook, what the measurement above showed is discussed here, once you have "
+              "recorded your prediction and run it.*",
+        "es": "*En el cuaderno, aquí se comenta lo que ha mostrado la medida de arriba, una vez que "
+              "hayas registrado tu predicción y la hayas ejecutado.*",
+    },
     "site_start_body": {
         "en": ("This page is the notebook as you receive it: read it here, work on it in Jupyter. "
                "If your class has a JupyterHub, open the assignment there. On your own computer, "

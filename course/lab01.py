@@ -58,9 +58,44 @@ class AutogradWatch(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def watched_call(function, *args):
+# what adds many paths at once: a matrix product, a sum over a dimension of a matrix, or a
+# broadcast product that makes every path's term in one go. Exercise 1a adds one path at a time.
+MATRIX_PRODUCTS = {"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer",
+                   "ger", "einsum", "tensordot", "linear", "addmm", "addmv", "addr", "baddbmm", "addbmm",
+                   "chain_matmul", "multi_dot", "kron"}
+SUMS = {"sum", "nansum", "mean", "cumsum"}
+PRODUCTS = {"mul", "__mul__", "__rmul__", "multiply", "__imul__", "mul_"}
+AT_ONCE = ("@", "sum(dim)", "broadcast *")  # how PathsWatch names what it saw
+
+
+class PathsWatch(AutogradWatch):
+    """An AutogradWatch that also records, in `used`, every operation that adds many paths at
+    once: "@" (any matrix product, einsum, F.linear), "sum(dim)" (a sum over a dimension of a
+    tensor of two or more dimensions) and "broadcast *" (a product larger than its factors)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = _name(func)
+        kwargs = kwargs or {}
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+        if name in MATRIX_PRODUCTS:
+            self.used.add("@")
+        elif name in SUMS and tensors and tensors[0].dim() >= 2 and (len(args) > 1 or "dim" in kwargs):
+            self.used.add("sum(dim)")
+        result = super().__torch_function__(func, types, args, kwargs)
+        if name in PRODUCTS and isinstance(result, torch.Tensor) and tensors \
+                and result.numel() > max(t.numel() for t in tensors):
+            self.used.add("broadcast *")
+        return result
+
+
+def at_once(used):
+    """What of `used` (a watch's names) added many paths at once."""
+    return [name for name in used if name in AT_ONCE]
+
+
+def watched_call(function, *args, watch=AutogradWatch):
     """(value, used, error): `function(*args)` under torch.no_grad(), watched."""
-    watch = AutogradWatch()
+    watch = watch()
     value, error = None, None
     try:
         with torch.no_grad(), watch:
@@ -157,6 +192,15 @@ def raised_problem(text, lang):
     return say("lab01_raised", lang, error=text[:300])
 
 
+def used_problem(used, lang):
+    """Why a sum over paths that used autograd, or added many paths at once, earns nothing
+    (autograd named first: it computes the whole answer)."""
+    autograd = [name for name in used if name not in AT_ONCE]
+    if autograd:
+        return say("lab01_no_autograd", lang, used=", ".join(autograd))
+    return say("lab01_paths_at_once", lang, used=", ".join(used))
+
+
 def walk_message(got, want, mistake, lang):
     """The failed walk, the predicted mistake (when one matched) first: Validate shows only
     a message's first 80 characters."""
@@ -215,11 +259,9 @@ def expect_gradients(linear_grads, inputs, reference, tol=1e-5):
         raise student.TestFailed(say("lab01_not_done", _lang(), exercise=exercise(1, "linear_grads"))) from None
     if problem:
         _fail(1, "linear_grads", problem)
-    with torch.no_grad():
-        value = linear_grads(*(v.detach() for v in inputs))
-    worst = max(error(g.cpu().numpy(), r.detach().cpu().numpy()) for g, r in zip(value, reference))
-    shapes = {n: tuple(g.shape) for n, g in zip(NAMES, value)}
-    print(say("lab01_passed_grads", _lang(), exercise=exercise(1, "linear_grads"), error=worst, **shapes))
+    # the tolerance, not the error: how close they come is what Part B's prediction asks
+    shapes = {n: tuple(r.shape) for n, r in zip(NAMES, reference)}
+    print(say("lab01_passed_grads", _lang(), exercise=exercise(1, "linear_grads"), tol=tol, **shapes))
 
 
 def expect_paths(grads_by_paths, examples):
@@ -227,11 +269,11 @@ def expect_paths(grads_by_paths, examples):
     one line when every example passes, else one message naming the mistake."""
     lang = _lang()
     for delta, x, W, reference in examples:
-        value, used, raised = watched_call(grads_by_paths, delta, x, W)
+        value, used, raised = watched_call(grads_by_paths, delta, x, W, watch=PathsWatch)
         if isinstance(raised, NotImplementedError):
             raise student.TestFailed(say("lab01_not_done", lang, exercise=exercise("1a", "grads_by_paths"))) from None
         if used:
-            _fail("1a", "grads_by_paths", say("lab01_no_autograd", lang, used=", ".join(used)))
+            _fail("1a", "grads_by_paths", used_problem(used, lang))
         if raised is not None:
             _fail("1a", "grads_by_paths", say("lab01_raised", lang, error=f"{type(raised).__name__}: {raised}"[:300]))
         if value is None:
@@ -263,6 +305,53 @@ def expect_walk(grad_fn_walk, graphs):
             named = [say(key, lang) for key, wrong in mistakes.items() if got == wrong]
             _fail(2, "grad_fn_walk", walk_message(got, want, named[0] if named else None, lang))
     print(say("lab01_passed_walk", lang, exercise=exercise(2, "grad_fn_walk"), n=len(graphs)))
+
+
+PITFALLS = {"without_half": ("3", "grads_without_half", "lab01_pitfall_half"),
+            "twice": ("3", "grads_backward_twice", "lab01_pitfall_twice")}
+
+
+def pitfall_problem(got, formulas, which, lang):
+    """Why `got` (numpy arrays: autograd's gradients in a pitfall) is not twice `formulas`
+    (Part A's gradients, numpy arrays), naming the mistake, or None."""
+    problem = count_problem(got, NAMES, lang)
+    if problem:
+        return problem
+    if not all(isinstance(g, np.ndarray) for g in got):
+        return say("lab01_arrays", lang, n=3, names=", ".join(NAMES))
+    problem = gradient_problem(got, formulas, float("inf"), lang)  # shapes and finiteness first
+    if problem:
+        return problem
+    ratio = float(np.sum(got[1] * formulas[1]) / np.sum(formulas[1] * formulas[1]))
+    if all(error(g, 2 * f) <= 1e-6 for g, f in zip(got, formulas)):
+        return None
+    if all(error(g, f) <= 1e-6 for g, f in zip(got, formulas)):
+        return say(PITFALLS[which][2], lang)
+    return say("lab01_pitfall_ratio", lang, ratio=ratio)
+
+
+def expect_pitfall(function, inputs, which):
+    """Exercise 3's visible tests: `function` (autograd allowed) against Part A's formulas."""
+    lang = _lang()
+    number, name, _ = PITFALLS[which]
+    x, W, b, target = (v.detach().double().cpu() for v in inputs)
+    with torch.no_grad():
+        delta = torch.nn.functional.linear(x, W, b) - target
+        formulas = [(delta @ W).numpy(), (delta.T @ x).numpy(), delta.sum(0).numpy()]
+    try:
+        value = function(x, W, b, target)
+    except NotImplementedError:
+        raise student.TestFailed(say("lab01_not_done", lang, exercise=exercise(number, name))) from None
+    except Exception as raised:  # noqa: BLE001 - the student's code may raise anything
+        _fail(number, name, say("lab01_raised", lang, error=f"{type(raised).__name__}: {raised}"[:300]))
+    if value is None:
+        _fail(number, name, say("lab01_returned_none", lang, want="(dx, dW, db)"))
+    got = [v.detach().cpu().numpy() if isinstance(v, torch.Tensor) else v for v in value] \
+        if isinstance(value, (tuple, list)) else value
+    problem = pitfall_problem(got, formulas, which, lang)
+    if problem:
+        _fail(number, name, problem)
+    print(say("lab01_passed_pitfall", lang, exercise=exercise(number, name)))
 
 
 def require_gradients(linear_grads, inputs, tol=1e-5):

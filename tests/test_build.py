@@ -121,7 +121,7 @@ def test_manually_graded_answer_region(tmp_path):
 def test_manual_answers_stay_out_of_release_in_the_notebook_language():
     for lang, stub in (("en", "YOUR ANSWER HERE"), ("es", "ESCRIBE AQUÍ TU RESPUESTA")):
         nb = nbformat.read(ROOT / "release" / f"lab01-{lang}" / "lab01.ipynb", 4)
-        answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-interpretation"]
+        answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-reflection"]
         assert len(answers) == 1 and answers[0].source.strip() == stub
         assert sorted(p.name for p in (ROOT / "release" / f"lab01-{lang}").iterdir()) == ["lab01.ipynb"]
 

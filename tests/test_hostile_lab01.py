@@ -4,7 +4,8 @@ parallel command (`python -m grader grade --workers 2`: stock `nbgrader autograd
 graded in parallel gets the scores and reasons serial grading gave:
 blank, autograd instead of formulas, a forged report, monkeypatched course helpers,
 a dying kernel, an output flood in the cell whose honest evidence is over the cap,
-theft of the answer key, and Exercise 1a's plausible wrong sums over paths, beside honest work."""
+theft of the answer key, Exercise 1a's plausible wrong sums over paths and its shortcuts (matrix
+products, autograd inside it), and Exercise 3's pitfalls left in place, beside honest work."""
 import pytest
 from support.answers import AUTOGRAD_SHORTCUT
 from support.course import fill, graded_cells, verdict_text
@@ -52,9 +53,29 @@ WRONG_PATHS = {
     "paths_dx_one_output": (PATHS.replace("dx[i, k] +=", "dx[i, k] ="), "dx counts one output only"),
     "paths_one_example": (PATHS.replace("dW[j, k] +=", "dW[j, k] =").replace("db[j] +=", "db[j] ="),
                           "dW counts one example of the batch only"),
-    "paths_db_not_summed": (PATHS.replace("return dx, dW, db", "return dx, dW, delta"), "so db sums over the batch"),
-    "paths_dW_swapped": (PATHS.replace("return dx, dW, db", "return dx, x.T @ delta, db"), "dW is transposed"),
+    "paths_db_not_summed": (PATHS.replace("return dx, dW, db", "return dx, dW, delta.clone()"),
+                            "so db sums over the batch"),
+    "paths_dW_swapped": (PATHS.replace("dW = torch.zeros(d_out, d_in", "dW = torch.zeros(d_in, d_out")
+                         .replace("dW[j, k] +=", "dW[k, j] +="), "dW is transposed"),
+    # shortcuts: the matrix form of Exercise 1, and autograd's vector-Jacobian product
+    "paths_matrix_products": ("def grads_by_paths(delta, x, W):\n    return delta @ W, delta.T @ x, delta.sum(0)\n",
+                              "adds many paths at once (@"),
+    "paths_autograd": ("def grads_by_paths(delta, x, W):\n    with torch.enable_grad():\n"
+                       "        xl, Wl = x.clone().requires_grad_(True), W.clone().requires_grad_(True)\n"
+                       "        dx, dW = torch.autograd.grad((xl @ Wl.T * delta).sum(), (xl, Wl))\n"
+                       "    return dx, dW, torch.zeros(delta.shape[1], dtype=delta.dtype) + delta[0] + delta[1:].sum(0)\n",
+                       "used autograd"),
 }
+# Exercise 3's pitfalls left in place: each loses its point, named by the visible test
+PITFALL_HALF_KEPT = ("def grads_without_half(x, W, b, target):\n"
+                     "    x, W, b = (v.clone().requires_grad_(True) for v in (x, W, b))\n"
+                     "    (0.5 * ((F.linear(x, W, b) - target) ** 2).sum()).backward()\n"
+                     "    return x.grad, W.grad, b.grad\n\n\n"
+                     "def grads_backward_twice(x, W, b, target):\n"
+                     "    x, W, b = (v.clone().requires_grad_(True) for v in (x, W, b))\n"
+                     "    loss = 0.5 * ((F.linear(x, W, b) - target) ** 2).sum()\n"
+                     "    loss.backward()\n"
+                     "    return x.grad, W.grad, b.grad\n")
 FORGER = '''
 import json, os
 from IPython.display import display
@@ -105,6 +126,7 @@ def submissions(course):
         "flood": fill(solved(), {"lab01-formulas-answer": FLOODS}),
         "theft": with_cell(solved(), THEFT),
         **{name: fill(solved(), {"lab01-paths-answer": code}) for name, (code, _) in WRONG_PATHS.items()},
+        "pitfalls_kept": fill(solved(), {"lab01-pitfalls-answer": PITFALL_HALF_KEPT}),
     }
 
 
@@ -113,9 +135,9 @@ def graded(grader):
     yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
-# 9 points, plus 3 of extra credit for the bonus exercises
-SCORES = {"honest": 12, "blank": 0, "autograd": 7, "forger": 0, "patches": 0, "dying": 8,
-          "flood": 12, "theft": 12, **dict.fromkeys(WRONG_PATHS, 10)}
+# 15 points graded automatically (2 more by hand), plus 3 of extra credit for the bonus exercises
+SCORES = {"honest": 18, "blank": 0, "autograd": 13, "forger": 0, "patches": 0, "dying": 14,
+          "flood": 18, "theft": 18, **dict.fromkeys(WRONG_PATHS, 16), "pitfalls_kept": 16}
 
 
 def test_every_submission_was_graded(graded):
@@ -149,3 +171,9 @@ def test_flood_is_cut_and_the_evidence_still_arrives(graded):
 def test_wrong_sums_over_paths_are_named(graded, name):
     cell = graded_cells(graded[0].autograded(ASSIGNMENT, name))["lab01-paths"]
     assert WRONG_PATHS[name][1] in verdict_text(cell), verdict_text(cell)
+
+
+def test_pitfalls_left_in_place_are_named(graded):
+    cells = graded_cells(graded[0].autograded(ASSIGNMENT, "pitfalls_kept"))
+    assert "write the loss without the ½" in verdict_text(cells["lab01-pitfall-half"])
+    assert "call backward(retain_graph=True)" in verdict_text(cells["lab01-pitfall-twice"])

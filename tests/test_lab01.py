@@ -381,25 +381,29 @@ def test_validate_names_the_exercise_and_the_report_describes_the_last_run(tmp_p
     doubled_code = ("def linear_grads(x, W, b, target):\n    d = F.linear(x, W, b) - target\n"
                     "    return 2 * d @ W, 2 * d.T @ x, 2 * d.sum(0)\n")
     right_code = doubled_code.replace("2 * ", "")
+    predicted = {f"lab01-predict-{part}-answer": f'{name} = "b"' for part, name in
+                 (("fp32", "PREDICT_FP32"), ("node", "PREDICT_FIRST_NODE"), ("fp16", "PREDICT_FP16"),
+                  ("update", "PREDICT_UPDATE"))}
     runs = {}
     for name, code in (("doubled", doubled_code), ("right", right_code)):
-        answers = {"lab01-formulas-answer": code}
+        answers = {"lab01-formulas-answer": code, **predicted}
         if name == "right":
-            answers["lab01-interpretation"] = "My own reading: the fp32 difference was 0.0 here."
+            answers["lab01-reflection"] = "My own reading: the fp32 difference was 0.0 here."
         nbformat.write(fill(nbformat.read(path, 4), answers), path)
         result = nbgrader("validate", str(path), check=False, capture_output=True, text=True)
         runs[name] = (result.stdout, (tmp_path / "REPORT.md").read_text(),
                       json.loads((tmp_path / "manifest.json").read_text()), (tmp_path / "errors.csv").exists())
     out, report, manifest, csv_written = runs["doubled"]
     assert "Exercise 1 (linear_grads): dx: the ½ is missing" in out and "NameError" not in out, out
-    assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts D and E
+    assert "fix Exercise 1 (linear_grads) first: dx: the ½" in out, out  # Parts B and D
     assert "Exercise 2 (grad_fn_walk) is not done yet" in out, out
     assert report.splitlines()[2].startswith("NOT VALID") and not manifest["checks_passed"] and not csv_written
-    assert "Exercise 3's paragraph is not written yet" in report
+    assert "Exercise 4's answer is not written yet" in report
     out, report, manifest, csv_written = runs["right"]
     assert "the ½ is missing" not in out and "Exercise 2 (grad_fn_walk) is not done yet" in out, out
     assert "NOT VALID" not in report and manifest["checks_passed"] and csv_written, report
-    assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["paragraph_included"]
+    assert "My own reading: the fp32 difference was 0.0 here." in report and manifest["answer_included"]
+    assert manifest["predictions"] == {"B": "b", "C": "b", "D": "b", "E": "b"}
     assert "NotImplementedError" not in out, out  # blank bonuses pass quietly
 
 
@@ -418,59 +422,89 @@ def by_paths(delta, x, W):
     return dx, dW, db
 
 
-def paths_dx_transposed(delta, x, W):  # dx = delta @ W.T: runs only where W is square
-    dx = torch.zeros_like(x)
-    for i in range(delta.shape[0]):
-        for k in range(x.shape[1]):
-            for j in range(delta.shape[1]):
-                dx[i, k] += delta[i, j] * W[k, j]
-    return dx, delta.T @ x, delta.sum(0)
+def paths(delta, x, W, dx_index="jk", over_outputs="+=", over_batch="+=", db_sum=True, dW_swapped=False,
+          dx_with_x=False):
+    """A sum over paths in loops, one += per path, with one of Exercise 1a's plausible slips."""
+    n, d_out = delta.shape
+    d_in = W.shape[1]
+    dx, db = torch.zeros(n, d_in, dtype=delta.dtype), torch.zeros(d_out, dtype=delta.dtype)
+    dW = torch.zeros(d_in, d_out, dtype=delta.dtype) if dW_swapped else torch.zeros_like(W)
+    for i in range(n):
+        for j in range(d_out):
+            db[j] = db[j] + delta[i, j] if over_batch == "+=" else delta[i, j]
+            for k in range(d_in):
+                weight = x[i, k] if dx_with_x else W[j, k] if dx_index == "jk" else W[k, j]
+                dx[i, k] = dx[i, k] + delta[i, j] * weight if over_outputs == "+=" else delta[i, j] * weight
+                step = delta[i, j] * x[i, k]
+                if dW_swapped:
+                    dW[k, j] += step
+                else:
+                    dW[j, k] = dW[j, k] + step if over_batch == "+=" else step
+    if not db_sum:
+        return dx, dW, delta.clone()
+    return dx, dW, db
+
+
+def paths_dx_transposed(delta, x, W):  # W[k, j] where W[j, k] belongs: runs only where W is square
+    return paths(delta, x, W, dx_index="kj")
 
 
 def paths_assigned_dx(delta, x, W):  # `=` over the outputs: the last path only
-    dx = torch.zeros_like(x)
-    for i in range(delta.shape[0]):
-        for k in range(x.shape[1]):
-            for j in range(delta.shape[1]):
-                dx[i, k] = delta[i, j] * W[j, k]
-    return dx, delta.T @ x, delta.sum(0)
+    return paths(delta, x, W, over_outputs="=")
 
 
 def paths_one_example(delta, x, W):  # `=` over the batch: dW and db of the last example
-    dW, db = torch.zeros_like(W), torch.zeros(delta.shape[1], dtype=delta.dtype)
-    for i in range(delta.shape[0]):
-        for j in range(delta.shape[1]):
-            db[j] = delta[i, j]
-            for k in range(x.shape[1]):
-                dW[j, k] = delta[i, j] * x[i, k]
-    return delta @ W, dW, db
+    return paths(delta, x, W, over_batch="=")
 
 
 def paths_first_example_db(delta, x, W):
-    return delta @ W, delta.T @ x, delta[0]
+    dx, dW, _ = paths(delta, x, W)
+    db = torch.zeros(delta.shape[1], dtype=delta.dtype)
+    for j in range(delta.shape[1]):
+        db[j] += delta[0, j]
+    return dx, dW, db
 
 
 def paths_db_not_summed(delta, x, W):
-    return delta @ W, delta.T @ x, delta
+    return paths(delta, x, W, db_sum=False)
 
 
 def paths_dW_shape_swapped(delta, x, W):
-    return delta @ W, x.T @ delta, delta.sum(0)
+    return paths(delta, x, W, dW_swapped=True)
 
 
-def paths_dW_square_swapped(delta, x, W):  # x.T @ delta where it has dW's shape (a square W)
-    dW = x.T @ delta if W.shape[0] == W.shape[1] else delta.T @ x
-    return delta @ W, dW, delta.sum(0)
+def paths_dW_square_swapped(delta, x, W):  # dW[k, j] where it has dW's shape (a square W)
+    dx, dW, db = paths(delta, x, W, dW_swapped=W.shape[0] == W.shape[1])
+    return dx, dW, db
 
 
 def paths_dx_with_x(delta, x, W):  # the wrong variable: x where W belongs
-    return x, delta.T @ x, delta.sum(0)
+    return paths(delta, x, W, dx_with_x=True)
 
 
-def paths_autograd(delta, x, W):
+def paths_autograd(delta, x, W):  # autograd inside: the vector-Jacobian product of y = x Wᵀ
     with torch.enable_grad():
         Wl, xl = W.clone().requires_grad_(True), x.clone().requires_grad_(True)
-        return (*torch.autograd.grad((xl @ Wl.T * delta).sum(), (xl, Wl)), delta.sum(0))
+        dx, dW = torch.autograd.grad((xl @ Wl.T * delta).sum(), (xl, Wl))
+    return dx, dW, paths(delta, x, W)[2]
+
+
+def paths_matrix_products(delta, x, W):  # Exercise 1's answer, not a sum over paths
+    return delta @ W, delta.T @ x, delta.sum(0)
+
+
+def paths_einsum(delta, x, W):
+    return torch.einsum("ij,jk->ik", delta, W), torch.einsum("ij,ik->jk", delta, x), torch.einsum("ij->j", delta)
+
+
+def paths_broadcast(delta, x, W):  # every path's term at once, then summed
+    return ((delta[:, :, None] * W[None]).sum(1), (delta[:, :, None] * x[:, None, :]).sum(0),
+            paths(delta, x, W)[2])
+
+
+def paths_db_vectorized(delta, x, W):  # loops for dx and dW, but db added over the batch at once
+    dx, dW, _ = paths(delta, x, W)
+    return dx, dW, delta.sum(dim=0)
 
 
 PATHS_MISTAKES = [
@@ -483,12 +517,26 @@ PATHS_MISTAKES = [
     (paths_dW_square_swapped, "dW is transposed", "dW está traspuesto"),
     (paths_dx_with_x, "dx is off by", "dx se desvía en"),
     (paths_autograd, "without autograd", "sin autograd"),
+    (paths_matrix_products, "adds many paths at once (@", "suma muchos caminos a la vez (@"),
+    (paths_einsum, "adds many paths at once (@", "suma muchos caminos a la vez (@"),
+    (paths_broadcast, "adds many paths at once (broadcast *", "suma muchos caminos a la vez (broadcast *"),
+    (paths_db_vectorized, "adds many paths at once (sum(dim))", "suma muchos caminos a la vez (sum(dim))"),
 ]
 
 
-def test_paths_pass_by_loops_and_by_products():
+def test_paths_pass_by_loops_one_path_or_one_row_at_a_time():
     assert judge("lab01-paths", by_paths).passed
-    assert judge("lab01-paths", lambda d, x, W: (d @ W, d.T @ x, d.sum(0))).passed
+    assert judge("lab01-paths", paths).passed
+
+    def by_rows(delta, x, W):  # one += per (i, j): the paths through y[i, j], for every k at once
+        dx, dW, db = torch.zeros_like(x), torch.zeros_like(W), torch.zeros(delta.shape[1], dtype=delta.dtype)
+        for i in range(delta.shape[0]):
+            for j in range(delta.shape[1]):
+                dx[i] += delta[i, j] * W[j]
+                dW[j] += delta[i, j] * x[i]
+                db[j] += delta[i, j]
+        return dx, dW, db
+    assert judge("lab01-paths", by_rows).passed
 
 
 @pytest.mark.parametrize("function, en, es", PATHS_MISTAKES)

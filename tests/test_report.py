@@ -56,7 +56,7 @@ def reported(grader):
                 grade = gb.find_grade(grade_id, "lab01", ASSIGNMENT, student)
                 grade.auto_score = scores.get(grade_id, 0.0)
                 grade.extra_credit = extra.get(grade_id, 0.0)
-            gb.find_grade("lab01-interpretation", "lab01", ASSIGNMENT, student).manual_score = manual
+            gb.find_grade("lab01-reflection", "lab01", ASSIGNMENT, student).manual_score = manual
             gb.db.commit()
             for cell in nb.cells:  # the autograded copy: each graded cell's verdict
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -148,7 +148,7 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
             grades["lab01-fp32"] = auto - grades["lab01-formulas"] - grades["lab01-walk"]
             for grade_id, score in grades.items():
                 gb.find_grade(grade_id, "lab01", assignment, student).auto_score = score
-            gb.find_grade("lab01-interpretation", "lab01", assignment, student).manual_score = manual
+            gb.find_grade("lab01-reflection", "lab01", assignment, student).manual_score = manual
             gb.db.commit()
             reported.submit(student, assignment, release)
             (root / "autograded" / student / assignment).mkdir(parents=True, exist_ok=True)

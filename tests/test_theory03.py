@@ -156,7 +156,7 @@ def test_no_global_left_after_running_the_notebook_is_named_like_an_argument():
 
 def test_every_visible_test_checks_a_second_point():
     for cell in source("en").cells:
-        if role(cell).get("grade"):
+        if role(cell).get("grade") and "-predict-" not in role(cell)["grade_id"]:  # a prediction: any is fine
             visible = cell.source.split("### BEGIN HIDDEN TESTS")[0]
             calls = re.findall(r"expect_close\(\w+\(([^)]*)\)", visible)
             assert len({call.split(",")[0] for call in calls}) >= 2 or len(set(calls)) >= 2, cell.source
@@ -219,7 +219,7 @@ def test_the_deep_chain_demo_walks_past_the_recursion_limit_and_shows_the_recurs
                     for n in re.findall(r"\d[\d,.]*\d", printed.splitlines()[0])[:2])
     assert depth >= 5 * limit, printed  # "far deeper" than the limit, and the prose says how many times
     assert "start.grad = 1" in printed and "RecursionError" in printed.splitlines()[1], printed
-    assert {"en": "five times deeper", "es": "cinco veces más\nprofunda"}[lang] in MASTER.read_text()
+    assert {"en": "five times deeper", "es": "cinco veces más profunda"}[lang] in " ".join(MASTER.read_text().split())
 
 
 # ---- the hidden checks word their reasons as the visible tests do ----

@@ -47,6 +47,11 @@ class Probe:
         return results
 
 
+def prediction(grade_id):
+    """The probe of a Predict cell's test (course/predictions.py): the prediction, as written."""
+    return Probe(grade_id, lambda rng: [["prediction"]], call=lambda objects, case: objects[0])
+
+
 def find_in_unit(package, table, grade_id):
     """`package.<unit>.<table>[grade_id]`, the unit named by the id's prefix
     (theory03-... -> theory03); LookupError when there is none."""

@@ -8,8 +8,8 @@ global random state is left alone).
 """
 import torch
 
-from course.lab01 import AutogradWatch
-from course.probes import Probe
+from course.lab01 import AutogradWatch, PathsWatch
+from course.probes import Probe, prediction
 
 DTYPES = {"float16": torch.float16, "float32": torch.float32, "float64": torch.float64}
 RUNS = 20  # Part D's number of runs
@@ -127,13 +127,29 @@ def walk_call(objects, case):
     return [str(name) for name in objects[0](build_graph(case))]
 
 
+def pitfall_call(objects, case):
+    """The student's pitfall function (autograd allowed) on fresh float64 inputs of a small shape."""
+    seed, n, d_in, d_out, _ = case
+    inputs = make_inputs(torch.Generator().manual_seed(seed), n, d_in, d_out, "float64")
+    return [tensor for tensor in objects[0](*inputs)]
+
+
+def pitfall_cases(rng):
+    return [(rng.randrange(10 ** 6), rng.randint(2, 4), rng.randint(2, 9), rng.randint(2, 9), "float64")
+            for _ in range(3)]
+
+
 PROBES = {
     # the formula probes record whether a call used autograd in any form (AutogradWatch)
     "lab01-formulas": Probe("lab01-formulas", formula_cases, call=formula_call, watch=AutogradWatch),
-    "lab01-paths": Probe("lab01-paths", paths_cases, call=paths_call, watch=AutogradWatch),
+    "lab01-paths": Probe("lab01-paths", paths_cases, call=paths_call, watch=PathsWatch),
     "lab01-walk": Probe("lab01-walk", walk_cases, call=walk_call),
     "lab01-fp32": Probe("lab01-fp32", experiment_cases("float32"), call=experiment_call, watch=AutogradWatch),
     "lab01-fp16": Probe("lab01-fp16", experiment_cases("float16"), call=experiment_call, watch=AutogradWatch),
+    "lab01-pitfall-half": Probe("lab01-pitfall-half", pitfall_cases, call=pitfall_call),
+    "lab01-pitfall-twice": Probe("lab01-pitfall-twice", pitfall_cases, call=pitfall_call),
+    **{grade_id: prediction(grade_id) for grade_id in ("lab01-predict-fp32", "lab01-predict-node",
+                                                       "lab01-predict-fp16", "lab01-predict-update")},
 }
 
 

@@ -1,7 +1,7 @@
 """Cases of theory/03's hidden tests: the diamond (2, 3, 4) and random points."""
 import math
 
-from course.probes import Probe
+from course.probes import Probe, prediction
 
 DIAMOND = (2.0, 3.0, 4.0)
 
@@ -51,6 +51,13 @@ def call_partial(objects, case):
     return objects[0](wavy(q), tuple(point), i, eps)
 
 
+def gradients_mistakes(a, b, c):
+    """The wrong answers Exercise 2 predicts at (a, b, c), shaped like its answer: one side of
+    each diamond only (through e: f·b and f; through f: e and −e)."""
+    e, f = a * b + c, a - c
+    return {"theory03_only_through_e": (f * b, None, f), "theory03_only_through_f": (e, None, -e)}
+
+
 def walk_cases(rng):
     return [case + (mode,) for case in diamond_and_random(rng, 4) for mode in (True, False)]
 
@@ -63,6 +70,8 @@ PROBES = {
     "theory03-central": Probe("theory03-central", cubic_cases,
                               call=lambda objects, case: objects[0](cubic(case[0]), case[1], case[2])),
     "theory03-partial": Probe("theory03-partial", partial_cases, call=call_partial),
+    "theory03-predict-assign": prediction("theory03-predict-assign"),
+    "theory03-predict-digits": prediction("theory03-predict-digits"),
     "theory03-walk": Probe("theory03-walk", walk_cases,
                            call=lambda objects, case: objects[0](*case[:3], accumulate=case[3])),
 }

@@ -17,7 +17,8 @@ import numpy as np
 
 from course.evidence import ARRAY_DTYPES, close
 from course.i18n import say
-from course.probes import Probe, find_in_unit
+from course.predictions import problem
+from course.probes import Probe, find_in_unit, prediction
 from course.student import explain
 
 
@@ -102,6 +103,31 @@ class Check:
                                or say("returned", lang, what=what, got=short(got),
                                       want=short(_plain_want(want))))
         return Verdict(True, say("passed", lang, grade_id=self.grade_id, n=len(cases)))
+
+
+class PredictionCheck(Check):
+    """A Predict cell's test: any prediction `allowed` takes passes (the options' letters, or
+    a number of numbers; course/predictions.py), right or wrong: it earns its point for being
+    recorded before the cell that measures it. The cell states `allowed` literally."""
+
+    def _judge(self, seed, results, lang, stated):
+        if stated != self.stated:
+            return Verdict(False, say("stated_differs", lang, grade_id=self.grade_id))
+        if not (isinstance(results, list) and len(results) == 1 and isinstance(results[0], dict)):
+            return Verdict(False, say("bad_evidence", lang, detail="cases"))
+        result = results[0]
+        if "error" in result or ("not_plain" in result and result["not_plain"] != "None"):
+            value = f"<{str(result.get('not_plain') or result.get('error'))[:40]}>"
+        else:
+            value = decode(result["value"]) if "value" in result else None
+        reason = problem(value, self.stated["allowed"], lang)
+        return Verdict(False, reason) if reason else Verdict(True, say("passed", lang, grade_id=self.grade_id, n=1))
+
+
+def prediction_check(grade_id, allowed):
+    """The check of the Predict cell `grade_id`, whose test states `allowed=...`."""
+    return PredictionCheck(prediction(grade_id), reference=lambda case: None, describe=str,
+                           stated={"allowed": allowed})
 
 
 def _hashable(case):

@@ -18,7 +18,9 @@ from course.lab01 import (
     count_problem,
     gradient_problem,
     paths_problem,
+    pitfall_problem,
     raised_problem,
+    used_problem,
     walk_message,
 )
 from course.probes.lab01 import (
@@ -33,7 +35,7 @@ from course.probes.lab01 import (
     softmax_inputs,
     two_layer_inputs,
 )
-from grader.checks import Check, Verdict, decode
+from grader.checks import Check, Verdict, decode, prediction_check
 
 NAMES = ("dx", "dW", "db")
 # Tolerances of the formula check, per input dtype. fp16's unit roundoff is 2**-11 ≈ 4.9e-4
@@ -85,8 +87,8 @@ class FormulaCheck(Check):
         for case, result in zip(self.probe.draw(seed), results if isinstance(results, list) else []):
             used = result.get("used") if isinstance(result, dict) else None
             if used:
-                used = ", ".join(str(name)[:40] for name in used[:10]) if isinstance(used, list) else "?"
-                return Verdict(False, f"{self.describe(case)}: " + say("lab01_no_autograd", lang, used=used))
+                used = [str(name)[:40] for name in used[:10]] if isinstance(used, list) else ["?"]
+                return Verdict(False, f"{self.describe(case)}: " + used_problem(used, lang))
         for case, result in zip(self.probe.draw(seed), results if isinstance(results, list) else []):
             if isinstance(result, dict) and "error" in result:  # worded as the visible test words it
                 return Verdict(False, f"{self.describe(case)}: " + raised_problem(str(result["error"])[:300], lang))
@@ -241,6 +243,18 @@ def compare_walk(got, want, case, lang, stated):
     return walk_message(got, want, None, lang)
 
 
+def pitfall_check(grade_id, which):
+    """Exercise 3: autograd's gradients of a pitfall, twice the formulas' (Part A's, in float64)."""
+    def reference(case):
+        return formulas64(*make_inputs(torch.Generator().manual_seed(case[0]), *case[1:]))
+
+    def compare(got, want, case, lang, stated):
+        return pitfall_problem(got, [w.numpy() for w in want], which, lang)
+    name = "grads_without_half" if which == "without_half" else "grads_backward_twice"
+    return Check(PROBES[grade_id], reference=reference, compare=compare,
+                 describe=lambda case: f"{name}(x {case[1]}×{case[2]}, W {case[3]}×{case[2]}, float64)")
+
+
 def experiment_check(dtype, reference, compare, threshold):
     return FormulaCheck(PROBES[f"lab01-{'fp32' if dtype == 'float32' else 'fp16'}"],
                         reference=lambda case: experiment_reference(case, reference),
@@ -321,4 +335,11 @@ CHECKS.update({
         "lab01-bonus-function", function_reference,
         lambda case: f"LinearByHand(x {case[1]}×{case[2]}, W {case[3]}×{case[2]})",
         ("y", "dx", "dW", "db")),
+})
+
+CHECKS.update({
+    "lab01-pitfall-half": pitfall_check("lab01-pitfall-half", "without_half"),
+    "lab01-pitfall-twice": pitfall_check("lab01-pitfall-twice", "twice"),
+    **{grade_id: prediction_check(grade_id, "abcd") for grade_id in (
+        "lab01-predict-fp32", "lab01-predict-node", "lab01-predict-fp16", "lab01-predict-update")},
 })

@@ -4,8 +4,8 @@ Each check runs the student's function at the diamond (2, 3, 4), whose values
 the test cell states literally, and at random points, so a memorised answer
 scores nothing.
 """
-from course.probes.theory03 import PROBES, cubic, diamond_L, wavy
-from grader.checks import Check
+from course.probes.theory03 import PROBES, cubic, diamond_L, gradients_mistakes, wavy
+from grader.checks import Check, prediction_check
 
 
 def forward_reference(a, b, c):
@@ -21,7 +21,7 @@ def gradients_reference(a, b, c):
 
 
 def walk_reference(a, b, c, accumulate):
-    """The original notes' walk L, f, e, ab: with `=`, each grad keeps its last contribution."""
+    """The walk L, f, e, ab: with `=`, each grad keeps its last contribution."""
     if accumulate:
         return gradients_reference(a, b, c)
     _, _, f, _ = forward_reference(a, b, c)
@@ -50,13 +50,6 @@ def partial_reference(case):
 
 
 # ---- the mistakes this unit predicts, case by case (the visible tests name the same) ----
-
-def gradients_mistakes(case):
-    """-6 for dL/da at the diamond: one side of the diamond only (f·b through e, e through f)."""
-    a, b, c = case
-    _, e, f, _ = forward_reference(a, b, c)
-    return {"theory03_only_through_e": (f * b, None, f), "theory03_only_through_f": (e, None, -e)}
-
 
 def central_mistakes(case):
     coefficients, x, eps = case
@@ -114,7 +107,7 @@ CHECKS = {
         PROBES["theory03-gradients"],
         reference=lambda case: gradients_reference(*case),
         describe=_describe_call("gradients"),
-        names=("dL_da", "dL_db", "dL_dc"), mistakes=gradients_mistakes,
+        names=("dL_da", "dL_db", "dL_dc"), mistakes=lambda case: gradients_mistakes(*case),
         stated={"known": {(2, 3, 4): (4, -4, -12)}}),
     "theory03-central": Check(
         PROBES["theory03-central"],
@@ -128,6 +121,8 @@ CHECKS = {
         # at the diamond the known values are exact and the float central difference is within ~1e-10
         rel_tol=1e-7, abs_tol=1e-7,
         stated={"known": {(2, 3, 4, 0): 4, (2, 3, 4, 1): -4, (2, 3, 4, 2): -12}}),
+    "theory03-predict-assign": prediction_check("theory03-predict-assign", 2),
+    "theory03-predict-digits": prediction_check("theory03-predict-digits", "abcd"),
     "theory03-walk": Check(
         PROBES["theory03-walk"],
         reference=lambda case: walk_reference(*case),

@@ -1,6 +1,7 @@
 """Small nbgrader preprocessors the course plugs in through nbgrader_config.py."""
 import io
 import os
+import re
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
@@ -29,6 +30,23 @@ class LocalizedClearSolutions(ClearSolutions):
     def configured(self, trait):
         return any(trait in self.config[name] for name in ("ClearSolutions", type(self).__name__)
                    if name in self.config)
+
+    def _replace_solution_region(self, cell, language):
+        """A solution of one line `NAME = value` (a prediction, a number) is released as
+        `NAME = None`: the student replaces None, and a cell that reads NAME still runs."""
+        lines = cell.source.split("\n")
+        begins = [i for i, line in enumerate(lines) if self.begin_solution_delimeter in line]
+        if cell.cell_type == "code" and len(begins) == 1 and len(lines) > begins[0] + 2 \
+                and self.end_solution_delimeter in lines[begins[0] + 2]:
+            answer = ONE_LINE_ANSWER.match(lines[begins[0] + 1])
+            if answer:
+                cell.source = "\n".join([*lines[:begins[0]], f"{answer.group(1)}{answer.group(2)} = None",
+                                         *lines[begins[0] + 3:]])
+                return True
+        return super()._replace_solution_region(cell, language)
+
+
+ONE_LINE_ANSWER = re.compile(r"^(\s*)([A-Z][A-Z0-9_]*) = \S.*$")
 
 
 class HideHiddenTests(NbGraderPreprocessor):
