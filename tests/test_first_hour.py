@@ -157,9 +157,9 @@ def test_validate_leaves_the_folder_as_it_was_and_names_a_blank_written_answer(t
     release = ROOT / "release" / "lab01-en" / "lab01.ipynb"
     source = nbformat.read(ROOT / "source" / "lab01-en" / "lab01.ipynb", 4)
     nb = solved(nbformat.read(release, 4), source)
-    written = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-interpretation")
+    written = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-reflection")
     written.source = next(c for c in nbformat.read(release, 4).cells
-                          if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-interpretation").source
+                          if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-reflection").source
     folder = tmp_path / "my-work" / "lab01-en"
     folder.mkdir(parents=True)
     nbformat.write(nb, folder / "lab01.ipynb")
@@ -170,19 +170,19 @@ def test_validate_leaves_the_folder_as_it_was_and_names_a_blank_written_answer(t
     assert sorted(p.name for p in folder.iterdir()) == before == ["lab01.ipynb"]
     assert (folder / "lab01.ipynb").read_bytes() == (tmp_path / "before.ipynb").read_bytes()
     assert [(f["source"], f["raw_error"]) for f in answer["failed"]] == [
-        ("Exercise 3 (lab01-interpretation) — do this one first",
+        ("Exercise 4 (lab01-reflection) — do this one first",
          "your teacher grades this answer; write it before you hand in")]
 
 
 def test_the_labels_follow_the_notebooks_own_headings():
     """A test under a later part of the notebook is named by that part (lab 01's fp32 and fp16
-    checks are Parts D and E, not "Exercise 2" above them); notes in parentheses are left out."""
+    checks are Parts B and D, not the exercise above them); notes in parentheses are left out."""
     from authoring.build import ROOT
     from course.validate import exercises
     labels = exercises(nbformat.read(ROOT / "release" / "lab01-en" / "lab01.ipynb", 4))
     print(labels)
     assert labels["lab01-fp32"].startswith("Part D") and labels["lab01-fp16"].startswith("Part E")
-    assert labels["lab01-walk"] == "Exercise 2" and labels["lab01-interpretation"] == "Exercise 3"
+    assert labels["lab01-walk"] == "Exercise 2" and labels["lab01-reflection"] == "Exercise 3"
     es = exercises(nbformat.read(ROOT / "release" / "lab01-es" / "lab01.ipynb", 4))
     assert es["lab01-fp32"].startswith("Parte D") and es["lab01-formulas"] == "Ejercicio 1"
 

@@ -177,7 +177,7 @@ def test_points_awaiting_hand_grading_are_shown_and_not_exported_as_final(course
     from nbgrader.api import Gradebook
     assert graded["lab01-en"].returncode == 0, graded["lab01-en"].stderr[-3000:]
     page = (course.root / "reports" / "lab01-en.html").read_text()
-    row = page.split("<td>lab01-interpretation</td>")[1].split("</tr>")[0]
+    row = page.split("<td>lab01-reflection</td>")[1].split("</tr>")[0]
     students = page.split("<h2>Per student</h2>")[1]
     print(row, "\n", students.split("<h2>")[0], "\n", page.split("<h2>Next steps</h2>")[1])
     assert "1 answer awaits hand grading (2 points)" in row
@@ -189,7 +189,7 @@ def test_points_awaiting_hand_grading_are_shown_and_not_exported_as_final(course
     with open(course.root / "reports" / "lab01-en.csv", encoding="utf-8") as stream:
         rows = {r["student"]: r for r in csv.DictReader(stream)}
     assert float(rows["solver"]["pending"]) == 2 and float(rows["blank"]["pending"]) == 0
-    assert rows["blank"]["lab01-interpretation reason"].startswith("left as released: 0 points")
+    assert rows["blank"]["lab01-reflection reason"].startswith("left as released: 0 points")
     assert "Próximos pasos" in (course.root / "reports" / "lab01-es.html").read_text()
 
     def export(*options):
