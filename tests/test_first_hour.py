@@ -138,7 +138,7 @@ def test_validate_names_missing_altered_and_renamed_graded_cells(tmp_path):
     problems = structure(folder / "copy.ipynb", release)
     print(problems)
     assert [title for title, _ in problems] == [
-        "copy.ipynb: not the assignment's notebook", "Exercise 1 (theory03-forward)", "Exercise 5 (theory03-walk)"]
+        "copy.ipynb: not the assignment's notebook", "Exercise 1 (theory03-forward)", "Exercise 3 (theory03-walk)"]
     assert problems[0][1].startswith("only theory03-en/theory03.ipynb is handed in and graded")
     assert problems[1][1].startswith("this graded cell was changed: grading puts the original back")
     assert problems[2][1].startswith("this graded cell is missing: it is worth 0 points")
@@ -146,8 +146,8 @@ def test_validate_names_missing_altered_and_renamed_graded_cells(tmp_path):
 
 def test_validate_leaves_the_folder_as_it_was_and_names_a_blank_written_answer(tmp_path):
     """Lab 01 solved but its written answer left as released: Validate (and `submit`, which runs
-    the same check) names that answer for what it is, in the notebook's words (Part D's test is
-    Part D's, not the exercise above it), and runs in a throw-away copy: the notebook's REPORT.md,
+    the same check) names that answer for what it is, in the notebook's words (Part B's test is
+    Part B's, not the exercise above it), and runs in a throw-away copy: the notebook's REPORT.md,
     errors.csv and manifest.json are not left in the student's folder."""
     import shutil
 
@@ -181,10 +181,10 @@ def test_the_labels_follow_the_notebooks_own_headings():
     from course.validate import exercises
     labels = exercises(nbformat.read(ROOT / "release" / "lab01-en" / "lab01.ipynb", 4))
     print(labels)
-    assert labels["lab01-fp32"].startswith("Part D") and labels["lab01-fp16"].startswith("Part E")
-    assert labels["lab01-walk"] == "Exercise 2" and labels["lab01-reflection"] == "Exercise 3"
+    assert labels["lab01-fp32"].startswith("Part B") and labels["lab01-fp16"].startswith("Part D")
+    assert labels["lab01-walk"] == "Exercise 2" and labels["lab01-reflection"] == "Exercise 4"
     es = exercises(nbformat.read(ROOT / "release" / "lab01-es" / "lab01.ipynb", 4))
-    assert es["lab01-fp32"].startswith("Parte D") and es["lab01-formulas"] == "Ejercicio 1"
+    assert es["lab01-fp32"].startswith("Parte B") and es["lab01-formulas"] == "Ejercicio 1"
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
