@@ -238,7 +238,7 @@ def test_a_student_solves_the_assignment_in_jupyterlab(student, assignment):
     if unit == "theory03":
         assert f"{EXERCISE[lang]} 2 ({unit}-gradients) — {FIRST[lang]}" in said["half-done"]
         assert f"{EXERCISE[lang]} 1 (" not in said["half-done"]
-        assert not removed_passed and f"{EXERCISE[lang]} 3 ({unit}-central)" in said["removed"]
+        assert not removed_passed and f"{EXERCISE[lang]} 4 ({unit}-central)" in said["removed"]
         assert MISSING[lang] in said["removed"]
     if before_me:
         print(f"{assignment}: interface in {lang} after {before_me} had been started in the same clone")

@@ -339,7 +339,7 @@ def test_html_report_in_the_instructors_language(graded):
         hostile.parent.rmdir()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     assert "Distribución de las notas" in page and "data:image/png;base64," in page
-    assert "4 de 5 entregas calificadas; nota media 8.5 de 12." in page
+    assert "4 de 5 entregas calificadas; nota media 10.5 de 14." in page
     # forward: the honest work and the fork bomb pass; the wrong and the hard-coded answers fail
     row = page.split("<td>theory03-forward</td>")[1].split("</tr>")[0]
     assert "2/4 (50%)" in row and "<li>1 × <code>" in row and "expected" in row
@@ -358,10 +358,10 @@ def test_demo_runs(grader):
         for assignment in ("theory03-en", "theory03-es"):
             summary = done.stdout.split(f"== {assignment}")[1].split("==")[0]
             # honest work, and the fork bomb beside it, get full marks; every shortcut loses some
-            assert re.search(r"honest +12/12", summary) and re.search(r"fork-bomb +12/12", summary)
+            assert re.search(r"honest +14/14", summary) and re.search(r"fork-bomb +14/14", summary)
             for name in ("wrong", "hard-coded", "snoop"):
-                score = float(re.search(rf"{name} +([\d.]+)/12", summary).group(1))
-                assert score < 12, (name, summary)
+                score = float(re.search(rf"{name} +([\d.]+)/14", summary).group(1))
+                assert score < 14, (name, summary)
             assert (folder / "reports" / f"{assignment}.html").exists()
             assert list((folder / "feedback" / "honest" / assignment).glob("*.html"))
         # it says why the fork bomb, contained, still gets full marks, and how to remove the course

@@ -119,6 +119,9 @@ def test_autograde_solution_release_and_hard_coded(course, graded, assignment):
     lang = assignment.rsplit("-", 1)[1]
     cells = graded_cells(course.autograded(assignment, "memoriser"))
     word = {"en": "expected", "es": "se esperaba"}[lang]
+    # its predictions are still None, as released: each says there is none yet
+    for grade_id in [g for g in cells if "-predict-" in g]:
+        assert {"en": "no prediction yet", "es": "aún no hay predicción"}[lang] in verdict_text(cells.pop(grade_id))
     if unit == "lab01":
         # autograd's gradients fail visibly already (Part A calls them under no_grad)
         assert {"en": "without autograd", "es": "sin autograd"}[lang] in verdict_text(cells.pop("lab01-formulas"))

@@ -573,3 +573,24 @@ def test_visible_paths_test_names_the_mistake(function, en, es):
         message = visible_paths(function, lang)
         assert message is not None and words in message, message
     assert visible_paths(by_paths, "es") is None
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_no_formula_is_printed_before_the_exercise_that_derives_it(lang):
+    """Exercise 1a asks for the sums over paths, Exercise 1 for the matrix products: no cell before
+    each one (prose, code or output) writes it out."""
+    import re
+
+    import nbformat
+
+    from authoring.build import ROOT
+    nb = nbformat.read(ROOT / "source" / f"lab01-{lang}" / "lab01.ipynb", 4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    sums = r"\\sum_j \\delta_\{?ij\}? ?W_\{?jk|\\sum_i \\delta_\{?ij\}?\\?,? ?x_\{?ik"
+    products = r"delta @ W(?!\.T)\b|delta\.T @ x|\\delta\s*\\?,?\s*W\b|\\delta\^\\top\s*x|dy @ W|dy\.T @ x"
+    for answer, pattern in (("lab01-paths-answer", sums), ("lab01-formulas-answer", sums + "|" + products)):
+        before = nb.cells[:ids.index(answer)]
+        found = [i for i, c in enumerate(before) if re.search(pattern, c.source + str(c.get("outputs", "")))]
+        assert not found, (answer, [before[i].source[:80] for i in found])
+    after = "\n".join(c.source for c in nb.cells[ids.index("lab01-formulas"):])
+    assert re.search(products, after)  # the pattern does find the formulas where they are given

@@ -1,15 +1,16 @@
 """The cohort report adds up, and the LMS export fits, on a gradebook written by
 nbgrader's own API (no kernels: cheap). Lab 01 in English has everything at once:
-autograded cells, a manually graded answer (2 points: the maximum is 9 + 2 = 11)
+autograded cells, a manually graded answer (2 points: the maximum is 15 + 2 = 17)
 and three bonus cells worth 0 points and 1 of extra credit each.
 
 The cohort (one course copy for the module):
-- ana: full marks and every bonus: 14 of 11;
+- ana: full marks and every bonus: 20 of 17;
 - bea: full marks, no bonus;
 - carl: fails linear_grads (and so the fp32 experiment) with a reason quoting his message (escaped newlines);
 - dan and eva: the same linear_grads, differently spaced and commented;
 - fay: submitted, never graded (no autograded notebook).
 """
+import re
 import shutil
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from nbgrader.api import Gradebook
 from support.course import Course, course_folder, fill
 
 ASSIGNMENT = "lab01-en"
-AUTO = {"lab01-paths": 2, "lab01-formulas": 2, "lab01-walk": 2, "lab01-fp32": 1, "lab01-fp16": 2}
+AUTO = {"lab01-paths": 2, "lab01-formulas": 2, "lab01-walk": 2, "lab01-fp32": 1, "lab01-fp16": 2,
+        "lab01-pitfall-half": 1, "lab01-pitfall-twice": 1, "lab01-predict-fp32": 1, "lab01-predict-node": 1,
+        "lab01-predict-fp16": 1, "lab01-predict-update": 1}
 BONUS = ("lab01-bonus-twolayer", "lab01-bonus-softmax", "lab01-bonus-function")
 COPIED = ("def linear_grads(x, W, b, target):\n    y = x @ W.T + b\n    g = 2 * (y - target)\n"
           "    return g @ W, g.T @ x, g.sum(0)\n")
@@ -35,7 +38,7 @@ def student_rows():
     return {
         "ana": ({}, full, dict.fromkeys(BONUS, 1.0), 2.0),
         "bea": ({}, full, {}, 1.0),
-        "carl": ({}, {**full, "lab01-formulas": 0, "lab01-fp32": 0}, {}, 0.0),  # 6 of 9
+        "carl": ({}, {**full, "lab01-formulas": 0, "lab01-fp32": 0}, {}, 0.0),  # 12 of 15
         "dan": ({"lab01-formulas-answer": COPIED}, full, {"lab01-bonus-softmax": 1.0}, 2.0),
         "eva": ({"lab01-formulas-answer": COPIED_AGAIN}, full, {}, 2.0),
     }
@@ -77,10 +80,10 @@ def test_the_report_adds_up(reported):
     from grader.reports.report import write_html
     page = write_html(reported.root, ASSIGNMENT, "en").read_text()
     print(page.split("<img")[0], page.split("<h2>", 3)[-1])
-    # one maximum, auto + manual (9 + 2); extra credit apart, and past the maximum
-    assert "5 of 6 submissions graded; mean score 10.6 of 11." in page  # (14+10+6+12+11)/5
+    # one maximum, auto + manual (15 + 2); extra credit apart, and past the maximum
+    assert "5 of 6 submissions graded; mean score 16.6 of 17." in page  # (20+16+12+18+17)/5
     assert "2 students earned some" in page
-    assert "<td>ana</td><td>14/11</td><td>+3</td>" in page
+    assert "<td>ana</td><td>20/17</td><td>+3</td>" in page
     assert "<td>fay</td><td>–</td><td></td><td>not graded" in page
     assert "logs/lab01-en/fay.log" in page
     # bonus cells: passed by who earned the credit, not "everyone" (0 points)
@@ -104,7 +107,7 @@ def test_the_distribution_shows_every_student(reported):
     _, rows = cohort(reported.root, ASSIGNMENT)
     scores = [r["score"] for r in rows if not r["note"]]
     bins = histogram_bins(scores, rows[0]["max_score"])
-    assert max(scores) == 14 and rows[0]["max_score"] == 11
+    assert max(scores) == 20 and rows[0]["max_score"] == 17
     assert all(bins[0] < s < bins[-1] for s in scores)  # none falls off the plot
 
 
@@ -161,7 +164,7 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
     with open(root / "exports" / "moodle.csv", encoding="utf-8") as stream:
         moodle = list(csv.DictReader(stream))
     got = {row["User ID"]: row["lab01"] for row in moodle}
-    assert got == {"ana": "11", "bea": "10", "carl": "6", "dan": "11", "eva": "11",
+    assert got == {"ana": "17", "bea": "16", "carl": "12", "dan": "17", "eva": "17",
                    "gus": "8", "hal": "9"}
     # Moodle: the columns its own export names (the sample), and a single lab01 column
     sample = (Path(__file__).parent / "lms" / "moodle-grades-export.csv").read_text().splitlines()[0]
@@ -171,14 +174,14 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
         canvas = list(csv.reader(stream))
     sample = list(csv.reader((Path(__file__).parent / "lms" / "canvas-gradebook-export.csv").open()))
     assert canvas[0][:5] == sample[0][:5]  # Student, ID, SIS User ID, SIS Login ID, Section
-    assert canvas[1][0] == sample[1][0] and canvas[1][5] == "11"  # Points Possible
+    assert canvas[1][0] == sample[1][0] and canvas[1][5] == "17"  # Points Possible
     assert ["Ruiz, Gus", "gus", "", "", "", "8"] in canvas
     notes = (root / "exports" / "canvas-notes.csv").read_text()
     assert "capped at the maximum: 3 point(s) of extra credit left out" in notes
     # --uncapped: Canvas takes scores above the maximum
     subprocess.run([sys.executable, "-m", "grader", "export", "--lms=canvas", "--uncapped"],
                    cwd=root, capture_output=True, check=True, **reported.grader.options())
-    assert ["ana", "ana", "", "", "", "14"] in list(csv.reader((root / "exports" / "canvas.csv").open()))
+    assert ["ana", "ana", "", "", "", "20"] in list(csv.reader((root / "exports" / "canvas.csv").open()))
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
@@ -188,11 +191,11 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
     heading = page.split("<h4>")[1].split("</h4>")[0]
     print(heading)
     if lang == "es":
-        assert "(Puntuación: 3.0 / 11.0)" in heading and 'lang="es"' in page
+        assert "(Puntuación: 3.0 / 17.0)" in heading and 'lang="es"' in page
         assert ">Celda de test</a>" in page and "(Arriba)" in page
         assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
     else:
-        assert "(Score: 3.0 / 11.0)" in heading and ">Test cell</a>" in page
+        assert "(Score: 3.0 / 17.0)" in heading and ">Test cell</a>" in page
 
 
 def feedback_page(reported, student, assignment, scores):
@@ -300,7 +303,8 @@ def test_feedback_renders_its_math_offline(reported):
         pytest.skip("Chromium is missing (apt-get install chromium)")
     page_path = feedback_page(reported, "offline-reader", "lab01-es", {})
     html = page_path.read_text()
-    assert "cdnjs" not in html and "https://" not in html.split("<body>")[0]
+    loads = re.findall(r"""(?:src|href)=["']?(?:https?:)?//[^"' >]*""", html)
+    assert loads == [], loads  # nothing the page would fetch: no script, style or font from elsewhere
     with playwright.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=["--no-sandbox", "--disable-dev-shm-usage"])

@@ -12,8 +12,8 @@ from pathlib import Path
 from grader.demo import WRONG
 
 THEORY03 = ("theory03-en", "theory03-es")
-# totals the cohort must get
-EXPECTED = {"a-fork-bomb": 12, "a-honest": 12, "b-wrong": 10, "c-hard-coded": 0, "blank": 0}
+# totals the cohort must get (the hard-coded notebook keeps its two predictions: they are recorded)
+EXPECTED = {"a-fork-bomb": 14, "a-honest": 14, "b-wrong": 12, "c-hard-coded": 2, "blank": 0}
 
 
 def theory03_cohort(course, assignment):
