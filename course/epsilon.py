@@ -36,8 +36,9 @@ def eps_mistake(got, lang):
     best = crossing(FLOAT32_U)
     if _near(got, best, BAND):
         return None
+    shown = f"{got:.1e}".replace(".", "," if lang == "es" else ".")  # Spanish writes a decimal comma
     if _near(got, crossing(FLOAT64_U), BAND) or got in (1e-5, 1e-6):
-        return say("lab03_eps_float64", lang, got=f"{got:.1e}")
+        return say("lab03_eps_float64", lang, got=shown)
     if _near(got, math.sqrt(FLOAT32_U), 2.0):
-        return say("lab03_eps_forward", lang, got=f"{got:.1e}")
-    return say("lab03_eps_small" if got < best else "lab03_eps_large", lang, got=f"{got:.1e}")
+        return say("lab03_eps_forward", lang, got=shown)
+    return say("lab03_eps_small" if got < best else "lab03_eps_large", lang, got=shown)

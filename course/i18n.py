@@ -39,17 +39,91 @@ MESSAGES = {
         "es": "mypy --strict encuentra {n} problema(s) en las anotaciones de tipo de gradcheck; el primero"
               " (en inglés, como lo dice mypy): {first}",
     },
+    # ---- lab 03: a test per operation (Exercise 2, course/expressions.py) ----
+    "lab03_expressions": {
+        "en": "your EXPRESSIONS, the composites recognised at points drawn at grading time",
+        "es": "tus EXPRESSIONS, con las compuestas reconocidas en puntos elegidos al azar al corregir",
+    },
+    "lab03_expressions_empty": {
+        "en": "EXPRESSIONS is not a list of expressions: write [(name, f, point), ...], at least one"
+              " expression per operation of minigrad and the three composites",
+        "es": "EXPRESSIONS no es una lista de expresiones: escribe [(name, f, point), ...], al menos una"
+              " expresión por operación de minigrad y las tres compuestas",
+    },
+    "lab03_expressions_shape": {
+        "en": "an entry of EXPRESSIONS is not (name, f, point), f a function of Values and point a tuple"
+              " of 1 to 4 numbers: {got}",
+        "es": "una entrada de EXPRESSIONS no es (name, f, point), con f una función de Values y point una"
+              " tupla de 1 a 4 números: {got}",
+    },
+    "lab03_expressions_error": {
+        "en": "computing {got}: give each expression a point where it is defined (log needs a positive"
+              " number) and make f return a Value",
+        "es": "al calcular {got}: da a cada expresión un punto donde esté definida (log necesita un número"
+              " positivo) y haz que f devuelva un Value",
+    },
+    "lab03_expressions_gradcheck": {
+        "en": "your gradcheck did not return True on {name!r}, whose backward is minigrad's own and right:"
+              " it said {said}. Is its point at relu's kink? If not, fix gradcheck (Exercise 1)",
+        "es": "tu gradcheck no devolvió True con {name!r}, cuya pasada hacia atrás es la de minigrad y es"
+              " correcta: dijo {said}. ¿Está su punto en el punto anguloso de relu? Si no, corrige gradcheck"
+              " (ejercicio 1)",
+    },
+    "lab03_expressions_point": {
+        "en": "{name!r}: at its point the central difference ({num}) and backward ({analytic}) disagree,"
+              " so its derivative does not exist there: move the point (relu away from its kink at 0)",
+        "es": "{name!r}: en su punto la diferencia central ({num}) y la pasada hacia atrás ({analytic}) no"
+              " coinciden, así que ahí no existe la derivada: cambia el punto (relu lejos de su punto"
+              " anguloso en 0)",
+    },
+    "lab03_expressions_missing": {
+        "en": "no expression of EXPRESSIONS uses {ops}: write at least one per operation of minigrad"
+              " ('+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu')",
+        "es": "ninguna expresión de EXPRESSIONS usa {ops}: escribe al menos una por cada operación de"
+              " minigrad ('+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu')",
+    },
+    "lab03_expressions_composite": {
+        "en": "EXPRESSIONS lacks {formulas}: the composites of the original notes, each a function of"
+              " its inputs in that order (a, b, c)",
+        "es": "a EXPRESSIONS le falta {formulas}: las compuestas de los apuntes originales, cada una"
+              " función de sus entradas en ese orden (a, b, c)",
+    },
+    # ---- lab 03: break __sub__ yourself (Exercise 3, course/breakit.py) ----
+    "lab03_break_case": {
+        "en": "sub_backward_bug inside broken_sub, on (a - c) * k at points drawn at grading time",
+        "es": "sub_backward_bug dentro de broken_sub, con (a - c) * k en puntos elegidos al azar al corregir",
+    },
+    "lab03_break_shape": {
+        "en": "sub_backward_bug(a, c, out) gave no gradients ({got}): write a function that adds to"
+              " a.grad and c.grad",
+        "es": "sub_backward_bug(a, c, out) no dio gradientes ({got}): escribe una función que sume a"
+              " a.grad y a c.grad",
+    },
+    "lab03_break_not_broken": {
+        "en": "with your rule, (a - c) * {k} gives a.grad = {a} and c.grad = {c}, minigrad's own"
+              " gradients: nothing is broken. Forget the −1 of the right operand: c.grad += out.grad",
+        "es": "con tu regla, (a - c) * {k} da a.grad = {a} y c.grad = {c}, los gradientes de minigrad:"
+              " no hay nada roto. Olvida el −1 del operando derecho: c.grad += out.grad",
+    },
+    "lab03_break_other": {
+        "en": "with your rule, (a - c) * {k} gives a.grad = {a} and c.grad = {c}; the bug asked for gives"
+              " a.grad = {k} and c.grad = {k}: keep the left operand's rule and `* out.grad`, and forget"
+              " only the −1 of the right operand's",
+        "es": "con tu regla, (a - c) * {k} da a.grad = {a} y c.grad = {c}; el error que se pide da"
+              " a.grad = {k} y c.grad = {k}: conserva la regla del operando izquierdo y el `* out.grad`,"
+              " y olvida solo el −1 de la del derecho",
+    },
+    "lab03_break_not_caught": {
+        "en": "with your rule, gradcheck(a - c): {said}; it must raise AssertionError with a message"
+              " that names input index 1 (c)",
+        "es": "con tu regla, gradcheck(a - c): {said}; debe lanzar AssertionError con un mensaje que"
+              " diga el índice 1 (c)",
+    },
     "lab03_battery": {"en": "your battery (EXPRESSIONS and MORE_EXPRESSIONS)",
                       "es": "tu batería (EXPRESSIONS y MORE_EXPRESSIONS)"},
     "lab03_battery_wrong": {
         "en": "gradcheck fails on {names} with minigrad's own engine, whose backward is right",
         "es": "gradcheck falla con {names} usando el motor de minigrad, cuya pasada hacia atrás es correcta",
-    },
-    "lab03_battery_reason": {
-        "en": "give each expression of MORE_EXPRESSIONS a reason, (name, f, point, reason), one sentence"
-              " that says which blind spot it covers and why; these have none, or a word or two: {names}",
-        "es": "da a cada expresión de MORE_EXPRESSIONS su motivo, (name, f, point, reason), una frase que"
-              " diga qué punto ciego cubre y por qué; estas no lo tienen, o tienen una o dos palabras: {names}",
     },
     "lab03_battery_missed": {
         "en": "lets {n} of the {total} backward bugs a gradcheck can catch through, for example: {bugs}",
@@ -136,11 +210,10 @@ MESSAGES = {
     },
     "lab03_hunt_missed": {
         "en": "hunt returned None, but this engine's backward rule for {op!r} is wrong: your hunt's"
-              " expressions let it through (is the operation below the root, its input used again,"
-              " relu's input negative?)",
+              " expressions let it through (Part 5 found which expressions each kind of bug needs)",
         "es": "hunt devolvió None, pero la regla de la pasada hacia atrás de {op!r} de este motor está mal: las"
-              " expresiones de tu hunt la dejan pasar (¿está la operación por debajo de la raíz, se vuelve"
-              " a usar su entrada, es negativa la entrada de relu?)",
+              " expresiones de tu hunt la dejan pasar (la Parte 5 averiguó qué expresiones necesita cada tipo"
+              " de error)",
     },
     "lab03_hunt_wrong_op": {
         "en": "hunt named {got!r}, but it is {op!r} whose backward rule is wrong: an expression that fails"
@@ -157,6 +230,28 @@ MESSAGES = {
         "es": "hunt señaló bien {op!r}, pero la entrada {got}: el gradiente que está mal es el de la"
               " entrada {want} (0 el operando izquierdo, 1 el derecho); da a cada entrada de tu expresión"
               " un solo papel: siempre operando izquierdo o siempre operando derecho",
+    },
+    "lab03_hunt_untied": {
+        "en": "hunt named {got!r} rightly, but the backward passes it ran through this engine do not tie"
+              " that answer to its gradients, so it earns nothing: no pass that came out wrong holds"
+              " {got!r} with every other operation of it cleared, that is, come out right in another"
+              " pass (cleared: {cleared}; in passes that came out wrong: {wrong}). Run your gradcheck"
+              " on an expression that fails with {got!r}, after expressions that clear its other operations",
+        "es": "hunt señaló bien {got!r}, pero las pasadas hacia atrás que ejecutó con este motor no ligan"
+              " esa respuesta a sus gradientes, así que no puntúa: ninguna pasada que salió mal contiene"
+              " {got!r} con todas sus demás operaciones comprobadas, es decir, que salieran bien en otra"
+              " pasada (comprobadas: {cleared}; en pasadas que salieron mal: {wrong}). Ejecuta tu gradcheck"
+              " con una expresión que falle con {got!r}, después de expresiones que comprueben sus demás"
+              " operaciones",
+    },
+    "lab03_hunt_untied_none": {
+        "en": "hunt returned None rightly, but the backward passes it ran through this engine cleared"
+              " only {cleared}, so it earns nothing: None says no rule is wrong, which only a pass that"
+              " came out right with each of '+', '*', '-', '**', 'exp', 'log', 'tanh', 'relu' shows",
+        "es": "hunt devolvió bien None, pero las pasadas hacia atrás que ejecutó con este motor solo"
+              " comprobaron {cleared}, así que no puntúa: None dice que ninguna regla está mal, y eso solo"
+              " lo demuestra una pasada que salga bien con cada una de '+', '*', '-', '**', 'exp', 'log',"
+              " 'tanh', 'relu'",
     },
     "lab03_hunt_right": {
         "en": "right: {got} names the wrong backward rule of this engine",

@@ -10,7 +10,6 @@ reference battery is measured the same way:
 
     python benchmarks/gradcheck_mutants.py      # caught/total for `python -m grader gradcheck`
 """
-import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,12 @@ from typing import Any
 import minigrad.engine
 
 ENGINE = Path(minigrad.engine.__file__)
+
+
+# minigrad's primitive operations, by method, as a node's label and a student name them (the others
+# are built from these: a / b is a * b ** -1, -a is a * -1; `**` labels its node with the exponent)
+OPERATIONS = {"__add__": "+", "__mul__": "*", "__sub__": "-", "__pow__": "**",
+              "exp": "exp", "log": "log", "tanh": "tanh", "relu": "relu"}
 
 
 @dataclass(frozen=True)
@@ -178,8 +183,28 @@ def battery_report(gradcheck: Any, battery: Any) -> tuple[list[str], list[Mutant
             [m for m in decidable() if not caught(gradcheck, battery, m)])
 
 
-def unexplained(more: Any) -> list[str]:
-    """The names of lab 03's MORE_EXPRESSIONS entries without a reason: not (name, f, point, reason),
-    or a reason of fewer than three words, which cannot say which blind spot the entry covers and why."""
-    return [str(entry[0])[:80] for entry in more
-            if len(entry) != 4 or not isinstance(entry[3], str) or len(re.findall(r"\w+", entry[3])) < 3]
+def reused(battery: Any, mutant: Mutant) -> int:
+    """In how many expressions of `battery` the input whose gradient `mutant`'s rule writes is also
+    an input of another node: only there can `=` for `+=` lose a contribution."""
+    operation, slot = OPERATIONS[mutant.method], 1 if mutant.old.startswith("other.") else 0
+    count = 0
+    for _, f, point in battery:
+        nodes, stack, seen = [], [f(*(minigrad.engine.Value(x) for x in point))], set()
+        while stack:
+            node = stack.pop()
+            if id(node) not in seen:
+                seen.add(id(node))
+                nodes.append(node)
+                stack.extend(node._inputs)
+        users: dict[int, int] = {}
+        for node in nodes:
+            for input_ in node._inputs:
+                users[id(input_)] = users.get(id(input_), 0) + 1
+        count += any(_is(node._op, operation) and len(node._inputs) > slot and users[id(node._inputs[slot])] > 1
+                     for node in nodes)
+    return count
+
+
+def _is(label: str, operation: str) -> bool:
+    """Whether a node's label is `operation`'s (`**` labels its node with the exponent: '**3')."""
+    return label.startswith("**") if operation == "**" else label == operation

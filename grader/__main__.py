@@ -3,6 +3,7 @@
     python -m grader grade ASSIGNMENT [ASSIGNMENT...] [--workers N] [--force] [--lang en|es] [nbgrader options]
     python -m grader report ASSIGNMENT [--lang en|es] [nbgrader options]   # per-cell scores and reasons (CSV, HTML)
     python -m grader export --lms moodle|canvas [--uncapped] [--allow-ungraded] [--out FOLDER]   # one grade per student per unit
+    python -m grader export --lti        # the same grades posted to the LMS (LTI Assignment and Grade Services)
     python -m grader late-flags ASSIGNMENT   # after zip_collect: Canvas's LATE_ uploads stamped late
     python -m grader handout FOLDER      # what students get: release notebooks + the packages they import
     python -m grader demo [--quick]      # a demo cohort (honest, wrong, hard-coded, hostile) graded in parallel

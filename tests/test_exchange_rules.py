@@ -32,6 +32,24 @@ def test_a_folder_is_refused_when_a_link_or_someone_elses(tmp_path):
     assert "bob" in explain(row, "es") and "carol" in explain(row, "es")
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="gives folders the uids of a cluster's pods: run as root")
+def test_on_a_cluster_a_folder_is_a_students_when_made_by_their_uid(tmp_path):
+    """deploy/helm-values.yaml: student 7's pod runs as uid 100007, which no passwd file of the
+    instructor's pod knows; collection names it by the rule (else every submission is refused
+    as made by "user id 100007"), and a classmate's planted folder is still refused."""
+    base = 100000
+    for name, uid in (("7+theory03-es+now", base + 7), ("8+theory03-es+planted-by-7", base + 7)):
+        (tmp_path / name).mkdir()
+        os.chown(tmp_path / name, uid, uid)
+    found = {name: refusal(tmp_path / name, name.split("+")[0], student_uid_base=base)
+             for name in ("7+theory03-es+now", "8+theory03-es+planted-by-7")}
+    print("with the cluster's rule:", found)
+    assert found == {"7+theory03-es+now": None, "8+theory03-es+planted-by-7": "collect_refused_owner"}
+    without = refusal(tmp_path / "7+theory03-es+now", "7")
+    print("without it:", without)
+    assert without == "collect_refused_owner"
+
+
 def test_a_date_later_than_now_is_refused():
     now = datetime.now(UTC).replace(tzinfo=None)
     assert dated_in_future(datetime(2099, 1, 1))

@@ -2,10 +2,11 @@
 --workers 2`: stock `nbgrader autograde --student` per submission, two at a time, so the
 suite also proves that parallel grading gives the scores and reasons serial grading
 gave): the solution, the release, the gradchecks the issue names
-(always True, always raising, each hint ignored), the wrong bug hunts (tests/test_lab03.py
-judges them all directly; the first seven are graded here), and a representative part of the
-hostile corpus (forged evidence, monkeypatched course helpers, a dying kernel, theft of the
-reference gradcheck), each with the score it must get."""
+(always True, always raising, each hint ignored), wrong tests per operation, broken rules and
+batteries, predictions left blank, the wrong bug hunts (tests/test_lab03.py judges every wrong
+answer directly; these are graded here), and a representative part of the hostile corpus
+(forged evidence, monkeypatched course helpers, a dying kernel, theft of the reference
+gradcheck), each with the score it must get."""
 import re
 
 import pytest
@@ -26,9 +27,18 @@ ASSIGNMENT = "lab03-en"
 ANSWER = "lab03-gradcheck-answer"
 HUNT = "lab03-hunt-answer"
 BATTERY = "lab03-battery-answer"
+EXPRESSIONS = "lab03-expressions-answer"
+BREAK = "lab03-break-answer"
 EPS = "lab03-eps-float32-answer"
+PREDICTIONS = ("lab03-predict-sub-answer", "lab03-predict-blind-answer")
 COHORT_HUNTS = ("first_op", "root_only", "relu_positive", "reads_the_class", "raises", "always_left", "memoriser",
-                "bytecode", "table_lookup")
+                "bytecode", "bytecode_show", "table_lookup")
+# MORE_EXPRESSIONS of every operation again, only at the root: the 16 expressions' blind spots stay
+ROOT_ONLY = """MORE_EXPRESSIONS = [("a + b", lambda a, b: a + b, (1.3, -0.7)), ("a * b", lambda a, b: a * b, (1.3, -0.7)),
+                    ("a - b", lambda a, b: a - b, (1.3, -0.7)), ("a ** 3", lambda a: a ** 3, (1.3,)),
+                    ("exp(a)", lambda a: a.exp(), (0.45,)), ("log(a)", lambda a: a.log(), (2.5,)),
+                    ("tanh(a)", lambda a: a.tanh(), (0.35,)), ("relu(a)", lambda a: a.relu(), (-0.6,))]
+"""
 ALWAYS_RAISES = '''def gradcheck(f: Callable[..., Value], inputs: tuple[Value, ...], *, eps: float = 1e-5,
               atol: float = 1e-4, rtol: float = 1e-3) -> bool:
     raise AssertionError("gradcheck FAILED at input index 0")'''
@@ -119,8 +129,19 @@ def submissions(course):
         "forger": with_cell(fill(solved(), {ANSWER: HARD_CODED["lab03"][ANSWER]}), FORGER),
         "patches": with_cell(fill(solved(), {ANSWER: hint["no_zero"]}), PATCHES),
         "theft": with_cell(solved(), THEFT),
-        "battery_no_reasons": fill(solved(), {BATTERY: re.sub(r'\n     "[^"\n]*"\),\n', '\n     "x"),\n',
-                                                              solution(course, BATTERY))}),
+        # Exercises 2 to 4, one wrong answer each (their cells are scored apart): EXPRESSIONS without
+        # log or the diamond, a rule that is minigrad's own (nothing broken), MORE_EXPRESSIONS at the root
+        "parts_a": fill(solved(), {
+            EXPRESSIONS: re.sub(r'\n    \("(log\(a\)|\(a\*b \+ c\) \* \(a - c\))".*', "", solution(course, EXPRESSIONS)),
+            BREAK: replaced(solution(course, BREAK), "c.grad += out.grad", "c.grad += -1.0 * out.grad"),
+            BATTERY: ROOT_ONLY}),
+        # relu checked at its kink; the right operand's -1 forgotten, and its `* out.grad` too
+        "parts_b": fill(solved(), {
+            EXPRESSIONS: replaced(solution(course, EXPRESSIONS), "a.relu(), (0.8,)", "a.relu(), (0.0,)"),
+            BREAK: replaced(solution(course, BREAK), "c.grad += out.grad", "c.grad += 1.0")}),
+        # both predictions left None: their measurements refuse, so Exercise 3 records nothing either
+        "predict_blank": fill(solved(), {PREDICTIONS[0]: "PREDICT_SUB_INDEX = None\n",
+                                         PREDICTIONS[1]: "PREDICT_BLIND_SPOT = None\n"}),
         # the best eps in float32 predicted as float64's default, or with a forward difference's rule
         "eps_float64": fill(solved(), {EPS: "EPS_FLOAT32 = 1e-5\n"}),
         "eps_forward": fill(solved(), {EPS: "EPS_FLOAT32 = 2.0 ** -12\n"}),
@@ -135,23 +156,35 @@ def graded(grader):
     yield from graded_cohort(grader, ASSIGNMENT, submissions)
 
 
-# 13 points (gradcheck 6, battery 2, annotations 1, hunt 2 + 1, the prediction of eps in float32 1) plus 1
-# of extra credit (the complex step); the written eps paragraph (2 points) is the instructor's. A wrong
-# but annotated gradcheck keeps 1 + 1 (annotations, prediction), and the battery's 2 where it still
-# raises AssertionError on each engine bug (the battery is graded, not the gradcheck: fresh inputs hold
-# no stale gradients, and the tolerances are the defaults), and the hunt's 3 where the solution's hunt
-# still finds every bug with it (the same fresh inputs and default tolerances; a gradcheck that never
-# raises, or always does, finds nothing or accuses all). A wrong hunt with the right gradcheck keeps 11
-# (2 more when only the input is wrong); a hunt that computes nothing, or looks its answer up in
-# course/mutants.py, keeps 11 too, however right its answers. The patched kernel (abs returns 0) also
-# loses the prediction: its own visible test cannot run.
-SCORES = {"honest": 14, "blank": 0, "always_true": 2, "always_raises": 3, "no_restore": 8, "no_zero": 8,
-          "graph_zero_only": 8, "no_atol": 8, "no_rtol": 8, "forward_difference": 8, "returns_false": 3,
-          "no_index": 8, "reads_the_code": 3, "dying": 8, "forger": 0, "patches": 2, "theft": 14,
-          "battery_no_reasons": 12, "eps_float64": 13, "eps_forward": 13,
-          "hunt_first_op": 11, "hunt_root_only": 11, "hunt_relu_positive": 11, "hunt_reads_the_class": 11,
-          "hunt_raises": 11, "hunt_always_left": 13, "hunt_memoriser": 11, "hunt_bytecode": 11,
-          "hunt_table_lookup": 11}
+# 18 points (gradcheck 6, annotations 1, the test per operation 2, breaking __sub__ 1, the battery 2,
+# hunt 2 + 1, the prediction of eps in float32 1, two predictions recorded 1 + 1) plus 1 of extra credit
+# (the complex step); the written eps paragraph (2 points) is the instructor's. A wrong but annotated
+# gradcheck keeps the annotations, the predictions, eps and the bonus (5), and each later exercise it
+# still does right with fresh inputs and default tolerances: the test per operation where it returns
+# True on correct expressions (2), breaking __sub__ where it raises at the right index (1), the battery
+# where it raises on every engine bug (2), the hunt where the solution's hunt still finds every bug
+# with it (3); a gradcheck that never raises, or always does, finds nothing or accuses all. A wrong
+# hunt with the right gradcheck keeps 16 (18 when only the input is wrong); a hunt that computes
+# nothing, looks its answer up in course/mutants.py, or runs a pass for show that ties no answer,
+# keeps 16 too, however right its answers. Predictions left None lose their points, and the
+# measurement of the first refuses, so breaking __sub__ records nothing (16). The patched kernel
+# (abs returns 0) loses what its own visible tests cannot run.
+SCORES = {"honest": 19, "blank": 0, "always_true": 6, "always_raises": 5, "no_restore": 13, "no_zero": 13,
+          "graph_zero_only": 13, "no_atol": 13, "no_rtol": 13, "forward_difference": 13, "returns_false": 7,
+          "no_index": 12, "reads_the_code": 7, "dying": 13, "forger": 0, "patches": 4, "theft": 19,
+          "parts_a": 14, "parts_b": 14, "predict_blank": 17, "eps_float64": 18, "eps_forward": 18,
+          "hunt_first_op": 16, "hunt_root_only": 16, "hunt_relu_positive": 16, "hunt_reads_the_class": 16,
+          "hunt_raises": 16, "hunt_always_left": 18, "hunt_memoriser": 16, "hunt_bytecode": 16,
+          "hunt_bytecode_show": 16, "hunt_table_lookup": 16}
+# what each submission of Exercises 2 to 4 loses, cell by cell, and the reason it is given
+PARTS = {
+    "parts_a": {"lab03-expressions": "uses log", "lab03-break": "nothing is broken",
+                "lab03-battery": "of the 56 bugs through"},
+    "parts_b": {"lab03-expressions": "relu's kink", "lab03-break": "the bug asked for gives",
+                "lab03-battery": "fails on ['relu(a)'] with minigrad's own engine"},
+    # a skipped prediction costs its own point only: the broken rule's test measures again by itself
+    "predict_blank": {"lab03-predict-sub": "no prediction yet", "lab03-predict-blind": "no prediction yet"},
+}
 
 
 def test_every_submission_was_graded(graded):
@@ -178,16 +211,19 @@ def test_reasons(graded):
     for name, reason in reasons.items():
         assert reason in verdicts(course, ASSIGNMENT, name)["lab03-gradcheck"], (name, verdicts(course, ASSIGNMENT, name))
     assert "kernel died" in verdicts(course, ASSIGNMENT, "dying")["lab03-gradcheck"]
-    hunts = {  # the visible test names the mistake; the memoriser passes it, and the hidden engines fail it
+    hunts = {  # the visible test names the mistake
         "first_op": "without running one backward pass", "root_only": "for 'tanh' is wrong",
         "relu_positive": "for 'relu' is wrong", "reads_the_class": "without running one backward pass",
         "raises": "hunt raised AssertionError", "bytecode": "read from the class or its bytecode",
         "table_lookup": "from course.mutants' table",
-        "memoriser": "on an engine drawn at grading time: hunt returned None, but",
+        "memoriser": "so it earns nothing", "bytecode_show": "so it earns nothing",
     }
     for name, reason in hunts.items():
         assert reason in verdicts(course, ASSIGNMENT, f"hunt_{name}")["lab03-hunt"], name
-    assert "one sentence" in verdicts(course, ASSIGNMENT, "battery_no_reasons")["lab03-battery"]
+    for name, lost in PARTS.items():
+        scores, said = course.cell_scores(ASSIGNMENT, name), verdicts(course, ASSIGNMENT, name)
+        for grade_id, reason in lost.items():
+            assert scores[grade_id] == 0 and reason in said[grade_id], (name, grade_id, said[grade_id])
     assert "best ε in float64" in verdicts(course, ASSIGNMENT, "eps_float64")["lab03-eps-float32"]
     assert "a forward difference" in verdicts(course, ASSIGNMENT, "eps_forward")["lab03-eps-float32"]
     left = verdicts(course, ASSIGNMENT, "hunt_always_left")

@@ -282,20 +282,21 @@ def test_source_records_the_message_the_sign_bug_raised():
                 "es": "después del bloque, gradcheck devuelve: [True, True]"}[lang] in text
 
 
-def test_release_gives_no_gradcheck_and_asks_for_the_eps_paragraph():
+def test_release_gives_no_answer_and_asks_for_the_eps_paragraph():
     for lang, stub in (("en", "YOUR ANSWER HERE"), ("es", "ESCRIBE AQUÍ TU RESPUESTA")):
         cells = notebook("release", lang).cells
         code = "\n".join(c.source for c in cells if c.cell_type == "code")
-        assert "def gradcheck" not in code and "numerical" not in code.split("EXPRESSIONS = [")[0]
+        assert "def gradcheck" not in code and "numerical.append" not in code and "EXPRESSIONS = [\n" not in code
+        assert "c.grad += out.grad" not in code and "HUNT = [" not in code
         answers = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab03-eps"]
         assert len(answers) == 1 and answers[0].source.strip() == stub
 
 
-def test_battery_check_needs_every_blind_spot_covered_and_explained():
+def test_battery_check_needs_every_blind_spot_covered():
     from grader.gradcheck import battery
     check = CHECKS["lab03-battery"]
-    given = battery()[:16]  # the notebook's EXPRESSIONS
-    more = [(name, f, point, "why it is there") for name, f, point in battery()[16:]]
+    given = battery()[:16]  # a battery of one expression per operation and the composites
+    more = battery()[16:]
 
     def verdict(gradcheck_, more_, lang="en"):
         return check.judge(1, check.probe.gather(1, [gradcheck_, more_, given]), lang)
@@ -303,9 +304,7 @@ def test_battery_check_needs_every_blind_spot_covered_and_explained():
     missing_relu = verdict(gradcheck, more[:-1], "es")  # relu only at a positive input
     assert not missing_relu.passed and "deja pasar 1 de los 56" in missing_relu.summary, missing_relu.summary
     assert "relu: self.grad += out.grad" in missing_relu.summary
-    for reason, lang, says in ((" ", "en", "reason"), ("x", "en", "one sentence"), ("more coverage", "es", "una frase")):
-        vague = verdict(gradcheck, [entry[:3] + (reason,) for entry in more], lang)
-        assert not vague.passed and says in vague.summary, vague.summary
+    assert verdict(gradcheck, [entry + ("a fourth item is ignored",) for entry in more]).passed
     assert not verdict(always_true, more).passed
     assert "own engine" in verdict(always_raises, more).summary
 
@@ -425,10 +424,11 @@ WRONG_HUNTS = {
     "relu_positive": (False, False, "'relu' is wrong", "'relu' de este motor está mal"),
     "reads_the_class": (False, False, "without running one backward pass", "sin ejecutar ni una pasada hacia atrás"),
     "bytecode": (False, False, "read from the class or its bytecode", "leída de la clase o de su bytecode"),
+    "bytecode_show": (False, False, "so it earns nothing", "así que no puntúa"),
     "table_lookup": (False, False, "from course.mutants' table", "de la tabla de course.mutants"),
     "raises": (False, False, "hunt raised AssertionError", "hunt lanzó AssertionError"),
     "always_left": (True, False, "hunt named '*' rightly, but input 0", "hunt señaló bien '*', pero la entrada 0"),
-    "memoriser": (False, False, None, None),
+    "memoriser": (False, False, "so it earns nothing", "así que no puntúa"),
     "unordered": (False, False, "hunt named 'relu', but it is '*' whose backward rule is wrong",
                   "hunt señaló 'relu', pero la regla de la pasada hacia atrás que está mal es la de '*'"),
     "false_alarm": (False, False, "a false alarm", "una falsa alarma"),
@@ -487,7 +487,8 @@ def test_hunt_answers_of_any_shape_get_a_reason():
 
 def test_the_hunt_evidence_counts_backward_passes_and_engines_built():
     """What `answer` records: the backward passes run on graphs of the class the hunt was given
-    (not on a leaf, not on another class), and the engines the hunt built from the mutant table."""
+    (not on a leaf, not on another class), each with its graph and its leaves' .grad before and
+    after, and the engines the hunt built from the mutant table."""
     from course.bughunt import answer, engine
     from course.mutants import engine_class
     from minigrad import Value as Minigrad
@@ -495,14 +496,271 @@ def test_the_hunt_evidence_counts_backward_passes_and_engines_built():
 
     def two_passes(Value):
         a = Value(1.5)
+        a.grad = 7.0  # a stale gradient: recorded as it was before the pass
         (a * a).backward()
         (a + 1.0).backward()
         a.backward()  # a leaf: no graph, not counted
         (Minigrad(1.0) * Minigrad(2.0)).backward()  # minigrad's own class: not counted
-    assert answer(two_passes, right) == [["none"], 2, 0]
-    assert answer(lambda V: engine_class() and None, right) == [["none"], 0, 1]
-    assert answer(lambda V: None, right) == [["none"], 0, 0]
+    returned, passes, built, records = answer(two_passes, right)
+    assert (returned, passes, built) == (["none"], 2, 0)
+    assert records == [[[["", [], 1.5], ["*", [0, 0], 2.25]], [[0, 7.0, 10.0]]],
+                       [[["", [], 1.5], ["", [], 1.0], ["+", [0, 1], 2.5]], [[0, 10.0, 11.0], [1, 0.0, 1.0]]]]
+    assert answer(lambda V: engine_class() and None, right)[:3] == [["none"], 0, 1]
+    assert answer(lambda V: None, right) == [["none"], 0, 0, []]
 
+
+def test_a_pass_is_judged_right_or_wrong_by_minigrad_rebuilding_its_graph():
+    """The tie rule's facts: a pass of a broken engine that shows the bug is wrong, one that hides it
+    is right; a pass with a node the engine did not make, or a graph that is not what its values say,
+    is neither; a forged record is read, never trusted."""
+    from course.bughunt import VISIBLE, answer, engine, judged
+    from minigrad import Value as Minigrad
+    tanh_at_root = engine(VISIBLE[1])  # tanh without `* out.grad`: right at the root only
+
+    def passes(Value):
+        (Value(0.35).tanh() * Value(2.0)).backward()  # below the root: wrong
+        Value(0.35).tanh().backward()  # the root (a leaf under it): right
+        a = Value(0.5)
+        forged = Value(a.data * 3, (a,), "tanh")  # a node the engine did not make
+        forged._backward = lambda: None
+        forged.backward()
+    records = answer(passes, tanh_at_root)[3]
+    assert records[2] == ["foreign"]
+    assert judged(records, Minigrad) == [({"tanh", "*"}, False), ({"tanh"}, True)]
+    lying = [[[["", [], 0.5], ["tanh", [0], 0.9]], [[0, 0.0, 0.5]]]]  # tanh(0.5) is not 0.9
+    assert judged(lying + [["large"], "x", [[["exp", [5], 1.0]], []]], Minigrad) == []
+
+
+# ---- a test per operation (Exercise 2), break __sub__ yourself (Exercise 3), the blind spots (Exercise 4) ----
+
+
+def answer_cell(grade_id, lang="en"):
+    cells = notebook("source", lang).cells
+    return next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def expressions_solution():
+    namespace = {}
+    exec(answer_cell("lab03-expressions-answer"), namespace)  # noqa: S102 (the notebook's own answer)
+    return namespace["EXPRESSIONS"]
+
+
+def visible_failure(grade_id, lang, **names):
+    """The visible part of a test cell of the source notebook, run with `names` (and the setup's
+    imports): its AssertionError's message, or None when it passes."""
+    cells = notebook("source", lang).cells
+    namespace = {}
+    exec(cells[1].source.replace('student.language("__LANG__")', ""), namespace)  # noqa: S102 (the setup cell)
+    namespace.update(names)
+    source = next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    try:
+        exec(source.split("### BEGIN HIDDEN TESTS")[0], namespace)  # noqa: S102 (the notebook's own test cell)
+    except AssertionError as error:
+        return str(error)
+    return None
+
+
+def without(expressions, *names):
+    return [entry for entry in expressions if entry[0] not in names]
+
+
+def moved(expressions, name, point):
+    return [(n, f, point if n == name else p) for n, f, p in expressions]
+
+
+# name -> EXPRESSIONS made from the solution's, and what the visible test and grading say (EN, ES)
+WRONG_EXPRESSIONS = {
+    "no log": (lambda e: without(e, "log(a)"), "uses log", "usa log"),
+    "no diamond": (lambda e: without(e, "(a*b + c) * (a - c)"), "lacks (a*b + c) * (a - c)",
+                   "le falta (a*b + c) * (a - c)"),
+    "the chain without relu": (lambda e: [(n, (lambda a, b, c: a * b + c) if n == "relu(a*b + c)" else f, p)
+                                          for n, f, p in e], "lacks relu(a*b + c)", "le falta relu(a*b + c)"),
+    "relu at its kink": (lambda e: moved(e, "relu(a)", (0.0,)), "relu's kink", "punto anguloso de relu"),
+    "log of a negative number": (lambda e: moved(e, "log(a)", (-2.5,)), "log needs a positive",
+                                 "log necesita un número positivo"),
+    "names only": (lambda e: [(n, n, p) for n, f, p in e], "is not (name, f, point)", "no es (name, f, point)"),
+}
+
+
+def judge_expressions(expressions, lang, seed=1):
+    check = CHECKS["lab03-expressions"]
+    return check.judge(seed, check.probe.gather(seed, [expressions, gradcheck]), lang)
+
+
+def test_the_solutions_expressions_pass_both_tests():
+    for lang in LANGUAGES:
+        assert visible_failure("lab03-expressions", lang, EXPRESSIONS=expressions_solution(), gradcheck=gradcheck) is None
+        for seed in (1, 2, 3):
+            verdict = judge_expressions(expressions_solution(), lang, seed)
+            assert verdict.passed, verdict.summary
+
+
+@pytest.mark.parametrize("name", WRONG_EXPRESSIONS)
+def test_each_wrong_set_of_expressions_loses_the_points_and_is_named(name):
+    make, english, spanish = WRONG_EXPRESSIONS[name]
+    for lang, says in (("en", english), ("es", spanish)):
+        visible = visible_failure("lab03-expressions", lang, EXPRESSIONS=make(expressions_solution()), gradcheck=gradcheck)
+        hidden = judge_expressions(make(expressions_solution()), lang)
+        assert visible and says in visible, (lang, visible)
+        assert not hidden.passed and says in hidden.summary, hidden.summary
+
+
+def test_the_composites_are_recognised_at_the_points_drawn_not_by_their_names():
+    """Grading draws new points, where relu(a*b + c) is negative inside as often as positive: a chain
+    named right but computing a*b + c alone, or tanh, is not the chain; a diamond written with other
+    names or a different but equal formula is."""
+    expressions = [(n, f, p) for n, f, p in expressions_solution()]
+    renamed = [("L", f, p) if n == "(a*b + c) * (a - c)" else (n, f, p) for n, f, p in expressions]
+    assert judge_expressions(renamed, "en").passed
+    expanded = moved(renamed, "L", (2.0, 3.0, 4.0))
+    expanded = [("L", lambda a, b, c: a * b * a - a * b * c + c * a - c * c, p) if n == "L" else (n, f, p)
+                for n, f, p in expanded]
+    assert judge_expressions(expanded, "en").passed
+    as_tanh = [(n, (lambda a, b, c: (a * b + c).tanh()) if n == "relu(a*b + c)" else f, p) for n, f, p in expressions]
+    assert "relu(a*b + c)" in judge_expressions(as_tanh, "en").summary
+
+
+def rule_not_broken(a, c, out):
+    a.grad += out.grad
+    c.grad += -1.0 * out.grad
+
+
+def rule_left_broken(a, c, out):
+    a.grad += -out.grad
+    c.grad += -out.grad
+
+
+def rule_without_out_grad(a, c, out):
+    a.grad += out.grad
+    c.grad += 1.0
+
+
+def rule_nothing(a, c, out):
+    pass
+
+
+def rule_asked_for(a, c, out):
+    a.grad += out.grad
+    c.grad += out.grad
+
+
+# name -> the rule, what the visible test and grading say (EN, ES)
+WRONG_RULES = {
+    "not broken (minigrad's own)": (rule_not_broken, "nothing is broken", "no hay nada roto"),
+    "the left operand broken": (rule_left_broken, "the bug asked for gives", "el error que se pide da"),
+    "`* out.grad` dropped": (rule_without_out_grad, "the bug asked for gives", "el error que se pide da"),
+    "no gradient at all": (rule_nothing, "the bug asked for gives", "el error que se pide da"),
+}
+
+
+def judge_break(rule, gradcheck_, lang, seed=1):
+    check = CHECKS["lab03-break"]
+    return check.judge(seed, check.probe.gather(seed, [rule, gradcheck_]), lang)
+
+
+def test_the_rule_asked_for_passes_and_broken_sub_always_restores():
+    from course.breakit import broken_sub, rule_mistake, sub_gradients
+    original = Value.__sub__
+    spanish = variant(MESSAGE='f"gradcheck FALLÓ en la entrada de índice {i}:\\n  numérico = {num:.6f}"')
+    for lang, gradcheck_ in (("en", gradcheck), ("es", spanish)):
+        assert rule_mistake(sub_gradients(rule_asked_for, 2.0, 4.0, 3.0), 3.0, lang) is None
+        for seed in (1, 2, 3):
+            assert judge_break(rule_asked_for, gradcheck_, lang, seed).passed
+    with pytest.raises(RuntimeError), broken_sub(rule_asked_for):
+        raise RuntimeError("the block fails")
+    assert Value.__sub__ is original
+    with pytest.raises(TypeError, match="rule"), broken_sub("c.grad += out.grad"):
+        pass
+    assert Value.__sub__ is original
+
+
+@pytest.mark.parametrize("name", WRONG_RULES)
+def test_each_wrong_rule_loses_the_point_and_is_named(name):
+    from course.breakit import rule_mistake, sub_gradients
+    rule, english, spanish = WRONG_RULES[name]
+    for lang, says in (("en", english), ("es", spanish)):
+        visible = rule_mistake(sub_gradients(rule, 2.0, 4.0, 3.0), 3.0, lang)
+        hidden = judge_break(rule, gradcheck, lang)
+        assert visible and says in visible, (lang, visible)
+        assert not hidden.passed and says in hidden.summary, hidden.summary
+
+
+def test_the_rule_asked_for_with_a_gradcheck_that_misses_it_loses_the_point():
+    for wrong, says in ((always_true, "it returned True; it must raise"), (variant(MESSAGE='"gradcheck FAILED"'), "names input index 1")):
+        verdict = judge_break(rule_asked_for, wrong, "en")
+        assert not verdict.passed and says in verdict.summary, verdict.summary
+
+
+ROOT_ONLY_BATTERY = [("a + b", lambda a, b: a + b, (1.3, -0.7)), ("a * b", lambda a, b: a * b, (1.3, -0.7)),
+                     ("a - b", lambda a, b: a - b, (1.3, -0.7)), ("a ** 3", lambda a: a ** 3, (1.3,)),
+                     ("exp(a)", lambda a: a.exp(), (0.45,)), ("log(a)", lambda a: a.log(), (2.5,)),
+                     ("tanh(a)", lambda a: a.tanh(), (0.35,)), ("relu(a)", lambda a: a.relu(), (-0.6,))]
+# name -> MORE_EXPRESSIONS, and what the visible test and grading say (EN, ES)
+WRONG_BATTERIES = {
+    "every operation again, only at the root": (ROOT_ONLY_BATTERY, "lets 11 of the 56 bugs through",
+                                                "deja pasar 11 de los 56 errores"),
+    "relu only at a positive input": (lambda more: more[:-1], "lets 1 of the 56", "deja pasar 1 de los 56"),
+    "nothing more": ([], "lets 12 of the 56", "deja pasar 12 de los 56"),
+}
+
+
+@pytest.mark.parametrize("name", WRONG_BATTERIES)
+def test_each_wrong_battery_loses_the_points_and_names_what_it_lets_through(name):
+    more, english, spanish = WRONG_BATTERIES[name]
+    namespace = {}
+    exec(answer_cell("lab03-battery-answer"), namespace)  # noqa: S102 (the notebook's own answer)
+    more = more(namespace["MORE_EXPRESSIONS"]) if callable(more) else more
+    check = CHECKS["lab03-battery"]
+    for lang, says in (("en", english), ("es", spanish)):
+        visible = visible_failure("lab03-battery", lang, EXPRESSIONS=expressions_solution(),
+                                  MORE_EXPRESSIONS=more, gradcheck=gradcheck)
+        hidden = check.judge(1, check.probe.gather(1, [gradcheck, more, expressions_solution()]), lang)
+        assert visible and says.replace(" bugs through", "") in visible, (lang, visible)
+        assert not hidden.passed, hidden.summary
+
+
+# ---- the predictions of lab 03 ----
+
+
+def test_what_each_prediction_explains_after_its_measurement_would_be_caught_before_it():
+    """The answer patterns (tests/support/predictions.py) are not vacuous: the prose after each lab 03
+    measurement, and the measurement's output, each state the outcome by one of them, in both
+    languages; so either, moved before the measurement, fails tests/test_predictions.py."""
+    from support.predictions import cell_text, grade_ids, reveal_index, stated
+    for lang in LANGUAGES:
+        nb = notebook("source", lang)
+        ids = [g for g in grade_ids(nb) if g.startswith("lab03-")]
+        assert ids == ["lab03-predict-sub", "lab03-predict-blind"]
+        for grade_id in ids:
+            after = [c for c in nb.cells if c.metadata.get("course", {}).get("after") == grade_id]
+            assert after and all(stated(c.source, grade_id) for c in after), (lang, grade_id)
+            assert stated(cell_text(nb.cells[reveal_index(nb, grade_id)]), grade_id), (lang, grade_id)
+
+
+def test_the_eps_plot_waits_for_the_prediction_and_nothing_before_it_gives_the_crossing(tmp_path):
+    """EPS_FLOAT32 is graded within its band, and its plot is a measurement like the others: nothing
+    before it states where the lines cross (6.6e-3), and, run in a kernel with the prediction left
+    None, the plot cell refuses, in the notebook's language, and shows nothing."""
+    import copy
+
+    from nbclient import NotebookClient
+    from support.predictions import cell_text
+    crossing = re.compile(r"\b(6[.,]\de-0?3|7e-0?3|0[.,]00[67])")
+    for lang, refusal in (("en", "only after your prediction"), ("es", "solo muestra la medida después")):
+        nb = notebook("source", lang)
+        ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+        plot = next(i for i, c in enumerate(nb.cells) if c.source.startswith("predictions.reveal(EPS_FLOAT32, 1)\n"))
+        before = [i for i, c in enumerate(nb.cells[:plot]) if crossing.search(cell_text(c))]
+        assert not before and crossing.search(cell_text(nb.cells[plot])), before
+        run = copy.deepcopy(nb)
+        answer = run.cells[ids.index("lab03-eps-float32-answer")]
+        answer.source = "EPS_FLOAT32 = None"
+        run.cells = [run.cells[1], answer, run.cells[plot]]
+        NotebookClient(run, timeout=120, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        outputs = run.cells[2].outputs
+        assert [o.output_type for o in outputs] == ["error"] and outputs[0].ename == "NotYet", outputs
+        assert refusal in outputs[0].evalue
 
 
 # ---- the prediction of the best eps in float32 (Exercise 4a) ----
@@ -608,3 +866,54 @@ def test_mypy_folders_of_a_killed_kernel_are_removed_by_the_next_one(tmp_path, m
     killed.wait()
     assert not orphan.exists() and not zombie.exists() and living.exists() and made.exists()
     assert made.name.startswith(f"course-mypy-cache-{os.getpid()}-")
+
+
+def test_the_one_hand_graded_answer_has_its_rubric_in_both_languages():
+    """Exercise 6b is lab 03's only hand-graded answer: its rubric (grader/rubrics/lab03.py) gives
+    the cell's points, what earns each score and canned comments, in English and Spanish, with the
+    numbers the notebook prints (Spanish with a decimal comma)."""
+    from grader.rubrics import find_rubric
+    cells = notebook("source", "en").cells
+    hand = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"] for c in cells
+            if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("grade")}
+    assert hand == {"lab03-eps": 2}
+    rubric = find_rubric("lab03-eps")
+    assert rubric.points == 2
+    for lang, criterion in (("en", "8.9e-4"), ("es", "8,9e-4")):
+        assert "2:" in rubric.text(lang) and "0:" in rubric.text(lang) and criterion in rubric.text(lang)
+        assert len(rubric.comments(lang)) >= 5
+    printed = "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs)
+    assert "atol + rtol|num| = 8.9e-04, 94 times the error" in printed and "8.9e-04, 26 times" in printed
+
+
+# (what the English prose says, what the output beside it prints): every number a sentence of lab 03
+# states about an output is that output's
+SAID_AND_PRINTED = [
+    ("`a - c` fails at input index 1", "gradcheck(a - c) raised:\ngradcheck FAILED at input index 1"),
+    ("numerical −12 and analytic 8", "numerical = -12.000000\n  analytic  = 8.000000"),
+    ("where it is 0, as for `*`'s right operand",
+     "__mul__: other.grad = self.data * out.grad   (its operand used again in 0 of them)"),
+    ("in the diamond, `a - c` writes `a.grad`", "__sub__: self.grad = out.grad   (its operand used again in 1 of them)"),
+    ("cross near 8e-6", "the lines cross at eps = 8.2e-06"),
+    ("at 0.44 of it in the median and 1.27 at most", "0.44 times u|f|/eps (median), 1.27 at most"),
+    ("atol + rtol·|num| = 8.9e-4 here", "atol + rtol|num| = 8.9e-04"),
+    ("by 94 and 26 times", "eps = 1e-02: error 9.4e-06"),
+    ("by 94 and 26 times", "8.9e-04, 94 times the error"),
+    ("by 94 and 26 times", "8.9e-04, 26 times the error"),
+    ("flat at 0.79", "the estimate is 0 and its error the whole derivative, 0.79"),
+    ("the gradient, 3.7e-13, is below", "numerical 0.000e+00   backward 3.744e-13   relative error 1.0e+00"),
+    ("the central difference gives 1/2", "at a = 0: central difference 0.5, backward 0"),
+    ("3.3e-16 at most as printed", "largest error 3.3e-16"),
+    ("some 20,000 times below", "central difference, smallest error: 6.6e-12"),
+    ("The defaults hold up to $M = 10^8$ and fail at $10^{10}$", " 1e+08     2.3e-04    1.1e-03       True"),
+    ("The defaults hold up to $M = 10^8$ and fail at $10^{10}$", " 1e+10     2.8e-02    1.1e-01      False"),
+]
+
+
+@pytest.mark.parametrize("said, printed", SAID_AND_PRINTED)
+def test_every_sentence_about_a_number_is_true_of_the_output_beside_it(said, printed):
+    cells = notebook("source", "en").cells
+    prose = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+    output = "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs)
+    assert " ".join(said.split()) in prose, said
+    assert printed in output, printed

@@ -157,7 +157,7 @@ def test_every_unit_in_both_languages(site, unit, lang):
 
 def test_figures_without_solutions(site):
     """The figures that owe nothing to an answer are there (the graph drawings of
-    theory 03, the error plot of lab 03); the fp32/fp16 error plot of lab 01 plots
+    theory 03, the figure of relu's kink in lab 03); the fp32/fp16 error plot of lab 01 plots
     the student's gradients, so it is not."""
     images = {unit: len([r for r in Page(site / "en" / "units" / f"{unit}.html").resources
                          if "_images/" in r]) for unit in UNITS}

@@ -14,9 +14,11 @@ it knows no answer: the grader rebuilds each expression and decides.
 """
 import cmath
 
+from course.breakit import broken_sub, sub_gradients
 from course.bughunt import VISIBLE, answer, engine, leaky_gate
-from course.mutants import MUTANTS, _failing, caught, decidable, unexplained
-from course.probes import Probe
+from course.expressions import survey
+from course.mutants import MUTANTS, _failing, caught, decidable
+from course.probes import Probe, prediction
 from course.strict import mypy_strict
 from minigrad import Value
 
@@ -167,12 +169,58 @@ def annotations(objects, case):
 
 
 def battery_call(objects, case):
-    """[expressions failing on minigrad's engine, [[mutant, caught 0/1], ...], expressions without a
-    reason] for the student's battery (EXPRESSIONS and MORE_EXPRESSIONS) and gradcheck."""
+    """[expressions failing on minigrad's engine, [[mutant, caught 0/1], ...]] for the student's
+    battery (EXPRESSIONS and MORE_EXPRESSIONS) and gradcheck."""
     gradcheck, more, given = objects
-    battery = list(given) + [tuple(entry[:3]) for entry in more]
+    battery = [tuple(entry[:3]) for entry in list(given) + list(more)]
     wrong = _failing(gradcheck, battery, Value)
-    return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()], unexplained(more)]
+    return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()]]
+
+
+# ---- a test per operation (EXPRESSIONS): the composites recognised at points drawn here ----
+
+
+def composite_points(rng):
+    """[[points of 2 inputs], [points of 3 inputs]]: b + 1 away from 0, a*b + c of both signs."""
+    pairs = []
+    while len(pairs) < 3:
+        a, b = round(rng.uniform(-2, 2), 3), round(rng.uniform(-2, 2), 3)
+        if abs(b + 1) > 0.2:
+            pairs.append([a, b])
+    triples = []
+    while len(triples) < 4:  # relu's input negative, positive, negative, positive
+        a, b, c = (round(rng.uniform(-2, 2), 3) for _ in range(3))
+        if abs(a * b + c) > 0.1 and (a * b + c > 0) == (len(triples) % 2 == 1):
+            triples.append([a, b, c])
+    return [[pairs, triples]]
+
+
+def expressions_call(objects, case):
+    """What course.expressions.survey finds in the student's EXPRESSIONS (with their gradcheck)."""
+    return survey(objects[0], objects[1], {2: case[0], 3: case[1]})
+
+
+# ---- break __sub__ yourself: the student's rule inside broken_sub ----
+
+
+def break_cases(rng):
+    return [[round(rng.uniform(-3, 3), 3), round(rng.uniform(-3, 3), 3), round(rng.uniform(1.5, 3), 3)
+             * rng.choice((-1, 1))] for _ in range(3)]
+
+
+def break_call(objects, case):
+    """[[a.grad, c.grad] of (a - c) * k with the student's rule, what their gradcheck said of a - c
+    with it]."""
+    rule, gradcheck = objects
+    a, c, k = case
+    grads = sub_gradients(rule, a, c, k)
+    with broken_sub(rule):
+        try:
+            result = gradcheck(lambda x, y: x - y, (Value(a), Value(c)))
+            said = "True" if result is True else f"returned {result!r}"[:80]
+        except Exception as error:  # noqa: BLE001 (the student's gradcheck may raise anything)
+            said = f"{type(error).__name__}: {error}"[:300]
+    return [grads, said]
 
 
 # ---- bonus: the complex-step derivative of plain functions (complex arguments, via cmath) ----
@@ -237,6 +285,10 @@ def eps_call(objects, case):
 
 
 PROBES = {
+    "lab03-expressions": Probe("lab03-expressions", composite_points, call=expressions_call),
+    "lab03-break": Probe("lab03-break", break_cases, call=break_call),
+    "lab03-predict-sub": prediction("lab03-predict-sub"),
+    "lab03-predict-blind": prediction("lab03-predict-blind"),
     "lab03-eps-float32": Probe("lab03-eps-float32", lambda rng: [["float32"]], call=eps_call),
     "lab03-bonus-complex": Probe("lab03-bonus-complex", complex_cases, call=complex_call),
     "lab03-gradcheck": Probe("lab03-gradcheck", cases, call=call),

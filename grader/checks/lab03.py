@@ -12,12 +12,14 @@ accepted.
 import math
 import re
 
-from course.bughunt import culprit, mistake
+from course.breakit import rule_mistake
+from course.bughunt import MAX_NODES, MAX_PASSES, culprit, mistake
 from course.epsilon import eps_mistake
+from course.expressions import expressions_problem
 from course.i18n import say
 from course.mutants import decidable
 from course.probes.lab03 import PROBES, expression, hunt_mutant
-from grader.checks import Check
+from grader.checks import Check, prediction_check
 from grader.gradcheck import gradients
 from minigrad import Value
 
@@ -89,20 +91,54 @@ def compare_annotations(got, want, case, lang, stated):
 
 
 def compare_battery(got, want, case, lang, stated):
-    """The battery passes on the right engine, catches every decidable mutant, explains itself."""
-    if not (isinstance(got, list) and len(got) == 3 and all(isinstance(part, list) for part in got)):
+    """The battery passes on the right engine and catches every decidable mutant."""
+    if not (isinstance(got, list) and len(got) == 2 and all(isinstance(part, list) for part in got)):
         return say("bad_evidence", lang, detail="result")
-    wrong, caught_by_name, unexplained = got
+    wrong, caught_by_name = got
     caught_by_name = {str(pair[0]): pair[1] for pair in caught_by_name if isinstance(pair, list) and len(pair) == 2}
     if wrong:
         return say("lab03_battery_wrong", lang, names=", ".join(map(str, wrong[:3])))
-    if unexplained:
-        return say("lab03_battery_reason", lang, names=", ".join(map(str, unexplained[:3])))
     missed = [m for m in decidable() if caught_by_name.get(m.name) != 1]
     if missed:
         return say("lab03_battery_missed", lang, n=len(missed), total=len(decidable()),
                    bugs="; ".join(f"{m.method}: {m.new}" for m in missed[:3]))
     return None
+
+
+def compare_expressions(got, want, case, lang, stated):
+    """Every operation, the three composites (recognised at the drawn points), each at a point
+    where its derivative exists, and the student's gradcheck True on each."""
+    return expressions_problem(got, {2: case[0], 3: case[1]}, lang)
+
+
+def compare_break(got, want, case, lang, stated):
+    """The student's rule is the sign bug asked for, and their gradcheck reports it at input 1."""
+    if not (isinstance(got, list) and len(got) == 2 and isinstance(got[1], str)):
+        return say("bad_evidence", lang, detail="result")
+    grads, said = got
+    problem = rule_mistake(grads, case[2], lang)
+    if problem:
+        return problem
+    match = INDEX[lang].search(said) if said.startswith("AssertionError") else None
+    if not (match and int(match.group(1)) == 1):
+        return say("lab03_break_not_caught", lang, said=_told(said, lang))
+    return None
+
+
+def _told(said, lang):
+    """What the probe wrote of a gradcheck's outcome ("True", "returned ...", "Error: message"), told."""
+    if said == "True":
+        return _got("True", "", lang)
+    if said.startswith("returned "):
+        return _got("returned", said[len("returned "):], lang)
+    error, _, message = said.partition(": ")
+    return _got(error, message, lang)
+
+
+def hunt_evidence_bytes(seed):
+    """The most a hunt's evidence can take: every engine's passes recorded to the limit (a node is
+    at most ["relu", [a, b], value] and a leaf's [position, before, after], some 120 bytes both)."""
+    return len(PROBES["lab03-hunt"].draw(seed)) * MAX_PASSES * MAX_NODES * 120 + 10_000
 
 
 def compare_hunt(need_input):
@@ -123,6 +159,15 @@ DERIVATIVES = {
 
 
 CHECKS = {
+    "lab03-expressions": Check(PROBES["lab03-expressions"], reference=lambda case: None,
+                               describe=lambda case, lang: say("lab03_expressions", lang),
+                               compare=compare_expressions, localized=True),
+    "lab03-break": Check(PROBES["lab03-break"], reference=lambda case: None,
+                         describe=lambda case, lang: say("lab03_break_case", lang),
+                         compare=compare_break, localized=True),
+    # predictions: a point for any prediction recorded before its measurement
+    "lab03-predict-sub": prediction_check("lab03-predict-sub", "abcd"),
+    "lab03-predict-blind": prediction_check("lab03-predict-blind", "abcd"),
     # the prediction: within a factor of 3 of where truncation meets cancellation in float32
     "lab03-eps-float32": Check(PROBES["lab03-eps-float32"], reference=lambda case: None,
                                describe=lambda case, lang: say("lab03_eps_case", lang),
@@ -143,10 +188,12 @@ CHECKS = {
     # 1 more for the input whose gradient is wrong as well
     "lab03-hunt": Check(PROBES["lab03-hunt"], reference=lambda case: culprit(hunt_mutant(case)),
                         describe=lambda case, lang: say("lab03_hunt_case", lang),
-                        compare=compare_hunt(need_input=False), localized=True),
+                        compare=compare_hunt(need_input=False), localized=True,
+                        evidence_bytes=hunt_evidence_bytes),
     "lab03-hunt-input": Check(PROBES["lab03-hunt-input"], reference=lambda case: culprit(hunt_mutant(case)),
                               describe=lambda case, lang: say("lab03_hunt_case", lang),
-                              compare=compare_hunt(need_input=True), localized=True),
+                              compare=compare_hunt(need_input=True), localized=True,
+                              evidence_bytes=hunt_evidence_bytes),
     "lab03-annotations": Check(PROBES["lab03-annotations"], reference=lambda case: None,
                                describe=lambda case: "gradcheck", compare=compare_annotations),
 }

@@ -1,6 +1,7 @@
 """Grades an LMS imports: one per student per unit, whichever language they took.
 
     python -m grader export --lms moodle|canvas [--uncapped] [--allow-ungraded] [--out FOLDER]
+    python -m grader export --lti [--lti-config FILE] [--uncapped]   # straight to the LMS (grader/reports/ags.py)
 
 Each unit is two nbgrader assignments (`theory03-en`, `theory03-es`); a student
 takes one. The grade of a unit is the student's graded submission of it (if
@@ -239,17 +240,28 @@ def main(argv):
     from grader.arguments import existing_gradebook, nbgrader_options, split_options
     parser = Parser(prog="python -m grader export", description=__doc__,
                     epilog="nbgrader options: --Class.trait=value, as for `python -m grader grade`")
-    parser.add_argument("--lms", choices=sorted(FORMATS), required=True,
-                        help="the LMS whose grade-import file to write: moodle or canvas (no default: say which)")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--lms", choices=sorted(FORMATS),
+                        help="write the LMS's grade-import CSV: moodle or canvas (no default: say which, or --lti)")
+    target.add_argument("--lti", action="store_true",
+                        help="post the grades to the LMS through LTI Assignment and Grade Services; a grade with "
+                             "points awaiting hand grading goes as PendingManual, never final (default: off)")
+    parser.add_argument("--lti-config", default=None, metavar="FILE",
+                        help="with --lti, outside the cluster: the grade service's settings (JSON; default: the "
+                             "LTI_AGS environment variable, as on the cluster)")
     parser.add_argument("--uncapped", action="store_true",
                         help="keep extra credit above the maximum (Canvas accepts it; default: capped)")
     parser.add_argument("--allow-ungraded", action="store_true",
-                        help="export even while points await hand grading: those count 0 and are marked "
-                             "INCOMPLETE in the notes (default: refuse, and name them)")
+                        help="with --lms, export even while points await hand grading: those count 0 and are "
+                             "marked INCOMPLETE in the notes (default: refuse, and name them)")
     parser.add_argument("--out", default=None, metavar="FOLDER", help="folder for the files (default: exports/)")
     options, rest = split_options(argv)
     arguments = parser.parse_args(rest)
     options = nbgrader_options(parser, options)
     existing_gradebook(parser, Path.cwd(), options)
+    if arguments.lti:
+        from grader.reports.ags import post_grades
+        found = unit_grades(Path.cwd(), options, not arguments.uncapped)
+        return post_grades(Path.cwd(), found, arguments.lti_config, options, arguments.out)
     export(Path.cwd(), arguments.lms, arguments.out, not arguments.uncapped, options, arguments.allow_ungraded)
     return 0

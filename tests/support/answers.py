@@ -76,6 +76,8 @@ BYTECODE = '''def hunt(Value):
             return operation, 0
     return None
 '''
+# the same, and one backward pass for show first: a pass that comes out right, tying no answer
+BYTECODE_SHOW = BYTECODE.replace("    import minigrad\n", "    import minigrad\n    (Value(1.0) * Value(2.0) + Value(0.5)).backward()\n")
 # looks the suspect up in course/mutants.py's table: the gradients of a few expressions with the suspect,
 # matched against the same with every mutant's engine; the leaky relu, in no table, is guessed
 TABLE_LOOKUP = '''def hunt(Value):
@@ -117,6 +119,7 @@ def wrong_hunts(right):
         "always_left": replaced(right, "(broken, 0) if fails(left, (1.3,), Value) else (broken, 1)", "(broken, 0)"),
         "memoriser": MEMORISER,
         "bytecode": BYTECODE,
+        "bytecode_show": BYTECODE_SHOW,
         "table_lookup": TABLE_LOOKUP,
         # not graded in the cohort (tests/test_hostile_lab03.py); judged below only
         "unordered": replaced(right, "in HUNT if", "in reversed(HUNT) if"),

@@ -53,6 +53,20 @@ ANSWERS = {
         r"rounds back to 1\.0|se redondea otra vez a 1,0",
         r"fp16 1\.0 ·",
     ],
+    # lab 03, c's -1 forgotten in a - c: the diamond (a, b, c) is reported at input index 2, c
+    "lab03-predict-sub": [
+        r"(at|en el) (input index|índice)\s+2,?\s+\(?`c`",
+        r"\(a - c\)\) (raised|lanzó):\s*gradcheck (FAILED at input index|FALLÓ en la entrada de índice) 2\b",
+        r"(measured|medido): \(c\)",
+    ],
+    # lab 03, one expression per operation: what gets through is mostly `=` for `+=` and a missing
+    # `* out.grad`, which give the right number where the operation is the root and used once
+    "lab03-predict-blind": [
+        r"= for \+=\s+(__\w+__|exp|log|tanh|relu): ",
+        r"missing \* out\.grad\s+(exp|log|tanh|relu): ",
+        r"(gives the right number|da el número correcto) (where|donde) (the operation is the root|la operación es la raíz)",
+        r"(measured|medido): \(b\)",
+    ],
 }
 
 
