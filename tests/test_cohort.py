@@ -192,10 +192,14 @@ def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, das
 
 
 def test_an_unreachable_scheduler_is_said_plainly(graded):
+    """Asked to grade everything again (--force: all of it is graded already) on a cluster that
+    cannot be reached: it says so, and the earlier grades stay."""
     _, parallel, _ = graded
-    run = grade_command(parallel, "theory03-en", "--scheduler=tcp://127.0.0.1:9")
+    before = sorted(p.name for p in (parallel.root / "autograded").iterdir())
+    run = grade_command(parallel, "theory03-en", "--force", "--scheduler=tcp://127.0.0.1:9")
     assert run.returncode != 0
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in run.stderr, run.stderr[-2000:]
+    assert sorted(p.name for p in (parallel.root / "autograded").iterdir()) == before
 
 
 def test_report_written(graded):
