@@ -11,7 +11,6 @@ with each mistake said in one line that names it, before the command touches any
 """
 import argparse
 import re
-import sys
 
 from course.i18n import say
 from course.names import LANGUAGES, unit_and_language
@@ -182,9 +181,3 @@ def refuse(parser, error):
     """`parser` stops with a CommandError's one line."""
     key, fields = error.args[0]
     parser.fail(say(key, parser.lang, **fields))
-
-
-def stop(prog, text):
-    """A command's one-line error outside its parser (an unknown assignment, nothing to grade)."""
-    sys.stderr.write(plain(f"{prog}: {text}") + "\n")
-    raise SystemExit(2)

@@ -36,7 +36,7 @@ def guide_lines():
     """{(package, its arguments as written)} of every code block of the guides."""
     found = set()
     for guide in GUIDES:
-        for block in re.findall(r"^```[^\n]*\n(.*?)^```", guide.read_text(encoding="utf-8"), re.S | re.M):
+        for block in re.findall(r"^```[^\n]*\n(.*?)^```", guide.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE):
             for line in block.splitlines():
                 for package, rest in COMMAND.findall(line):
                     if "--help" not in rest:  # help is help (tests/test_commands.py)
@@ -246,7 +246,7 @@ def test_a_mistake_on_a_guides_line_is_one_line_and_changes_nothing(in_course, c
 def test_grading_graded_work_again_says_so_and_changes_nothing(in_course, course):
     lock = course / ".grader-grade-theory03-es.lock"  # the run's lock: taken, then let go
     before = snapshot(course)
-    status, out, err = in_course("grader", ["grade", "theory03-es"])
+    status, _, err = in_course("grader", ["grade", "theory03-es"])
     print(err)
     assert status == 0 and "already graded (1 submissions); use --force to grade them again" in err
     lock.unlink(missing_ok=True)
@@ -255,7 +255,7 @@ def test_grading_graded_work_again_says_so_and_changes_nothing(in_course, course
 
 def test_grading_an_assignment_without_submissions_says_so_first(in_course, course):
     before = snapshot(course)
-    status, out, err = in_course("grader", ["grade", "theory03-es", "theory03-en"])
+    status, _, err = in_course("grader", ["grade", "theory03-es", "theory03-en"])
     print(err)
     assert status == 2 and "no submissions of theory03-en" in err and len(err.splitlines()) == 1
     assert snapshot(course) == before
@@ -280,7 +280,7 @@ def test_an_nbgrader_option_is_checked_as_nbgrader_reads_it(in_course, course):
                           ("--SandboxKernelManager.memory_limit=1", "no SandboxKernelManager"),
                           ("--GradingExecute.notebook_timeout=soon", "notebook_timeout=soon"),
                           ("--CourseDirectory.student_id=ana", "sets it itself")):
-        status, out, err = in_course("grader", ["grade", "theory03-es", option])
+        status, _, err = in_course("grader", ["grade", "theory03-es", option])
         print(err)
         assert status == 2 and named in err and len(err.splitlines()) == 1
 

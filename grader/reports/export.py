@@ -121,9 +121,8 @@ def unit_grades(root, options=(), capped=True):
                 grade.capped, grade.grade = grade.grade - grade.maximum, grade.maximum
                 grade.note = f"capped at the maximum: {grade.capped:g} point(s) of extra credit left out"
             if grade.pending:
-                grade.note = "; ".join(filter(None, [
-                    f"INCOMPLETE: {grade.pending:g} point(s) of {grade.assignment} await hand grading "
-                    "(counted 0)", grade.note]))
+                incomplete = f"INCOMPLETE: {grade.pending:g} point(s) of {grade.assignment} await hand grading (counted 0)"
+                grade.note = "; ".join(filter(None, [incomplete, grade.note]))
     return maxima, grades, people, problems
 
 

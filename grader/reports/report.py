@@ -411,7 +411,12 @@ def write_report(root, assignment, lang, options):
 def main(argv):
     """`python -m grader report`: the report of an assignment already graded."""
     from course.commands import Parser
-    from grader.arguments import existing_gradebook, known_assignments, nbgrader_options, split_options
+    from grader.arguments import (
+        existing_gradebook,
+        known_assignments,
+        nbgrader_options,
+        split_options,
+    )
     parser = Parser(prog="python -m grader report", description=__doc__,
                     epilog="nbgrader options: --Class.trait=value, as for `python -m grader grade` "
                            "(--CourseDirectory.db_url=... for a gradebook named on the command line)")
