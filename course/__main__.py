@@ -10,7 +10,13 @@ Further options of `start` and `lab` go to JupyterLab (`--no-browser`, `--port=8
 """
 import sys
 
-from course.commands import CommandError, Parser, check_jupyterlab_options, language_in, refuse
+from course.commands import (
+    CommandError,
+    Parser,
+    check_jupyterlab_options,
+    language_in,
+    refuse,
+)
 from course.names import DEFAULT_LANGUAGE, LANGUAGES, language_of
 
 JUPYTER = "Further options go to JupyterLab, which must know them: --no-browser, --port=8899, --ip=ADDRESS."

@@ -66,8 +66,9 @@ def stamp_late(root, assignment, students, options=()):
     from datetime import timedelta
     from pathlib import Path
 
-    from grader.config import gradebook
     from nbgrader.api import MissingEntry
+
+    from grader.config import gradebook
     with gradebook(root, options) as gb:
         try:
             due = gb.find_assignment(assignment).duedate
