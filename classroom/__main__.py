@@ -46,7 +46,8 @@ from classroom import backup as backups
 from classroom.auth import hashed
 from classroom.proxy import PortHeld
 from classroom.spawner import remove_groups
-from course.names import LANGUAGES
+from course.commands import Parser, positive
+from course.names import LANGUAGES, UNITS
 
 # the class's settings, kept in STATE/classroom.json; the defaults are measured
 # (docs/en/classroom.md: a student's server with lab 01's kernel running)
@@ -375,53 +376,88 @@ def restore_classroom(archive, state_folder=None):
     return state_folder
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m classroom", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
+def port(text):
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise ValueError(text)
+    return value
+
+
+def parser():
+    parser = Parser(prog="python -m classroom", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    state = "the class's state folder: its settings, passwords, hub database and logs (default: classroom-state)"
     begin = commands.add_parser("start", help="start a class from a roster, or resume the class of --state")
-    begin.add_argument("roster", nargs="?", help="the roster (only for a new class)")
+    begin.add_argument("roster", nargs="?", help="the roster, id,name,language,role, for a new class "
+                       "(default: none, to resume the class of --state)")
     begin.add_argument("--prefix", default="class", help="login names are PREFIX-ID; the class's name (default: class)")
-    begin.add_argument("--exchange", default="/srv/nbgrader/exchange")
-    begin.add_argument("--state", default="classroom-state")
+    begin.add_argument("--exchange", default="/srv/nbgrader/exchange",
+                       help="nbgrader's exchange folder, made if missing (default: /srv/nbgrader/exchange)")
+    begin.add_argument("--state", default="classroom-state", help=state)
     begin.add_argument("--student-env", default="",
-                       help="where the students' environment goes (default /srv/classroom/PREFIX/student-env)")
-    begin.add_argument("--ip", default="127.0.0.1", help="the address students reach (default 127.0.0.1)")
-    begin.add_argument("--port", type=int, default=0, help="default: a free port below 1024 (root's)")
-    begin.add_argument("--ssl-cert", help="TLS certificate (e.g. certbot's fullchain.pem)")
-    begin.add_argument("--ssl-key", help="its private key (certbot's privkey.pem)")
-    begin.add_argument("--memory-mb", type=int, help=f"memory per student (default {SETTINGS['memory_mb']})")
-    begin.add_argument("--cpus", type=float, help=f"CPUs per student (default {SETTINGS['cpus']})")
-    begin.add_argument("--processes", type=int, help=f"processes per student (default {SETTINGS['processes']})")
+                       help="where the students' environment goes (default: /srv/classroom/PREFIX/student-env)")
+    begin.add_argument("--ip", default="127.0.0.1", help="the address students reach (default: 127.0.0.1)")
+    begin.add_argument("--port", type=port, default=0,
+                       help="the class's port (default: a free port below 1024, which only root can take)")
+    begin.add_argument("--ssl-cert", help="TLS certificate, e.g. certbot's fullchain.pem (default: none, plain HTTP)")
+    begin.add_argument("--ssl-key", help="its private key, certbot's privkey.pem (default: none)")
+    begin.add_argument("--memory-mb", type=positive(int),
+                       help=f"memory per student, in MB (default: {SETTINGS['memory_mb']})")
+    begin.add_argument("--cpus", type=positive(float), help=f"CPUs per student (default: {SETTINGS['cpus']})")
+    begin.add_argument("--processes", type=positive(int),
+                       help=f"processes per student (default: {SETTINGS['processes']})")
     begin.add_argument("--home-mb", type=int,
-                       help=f"the size of each student's home (default {SETTINGS['home_mb']}; 0: unbounded)")
+                       help=f"the size of each student's home, in MB (default: {SETTINGS['home_mb']}; 0: unbounded)")
     begin.add_argument("--homes", default="",
-                       help="where the students' home images go (default /srv/classroom/PREFIX/homes)")
-    begin.add_argument("--instructor-memory-mb", type=int,
-                       help=f"memory per instructor (default {SETTINGS['instructor_memory_mb']})")
-    begin.add_argument("--instructor-cpus", type=float,
-                       help=f"CPUs per instructor (default {SETTINGS['instructor_cpus']})")
-    begin.add_argument("--instructor-processes", type=int,
-                       help=f"processes per instructor (default {SETTINGS['instructor_processes']})")
-    begin.add_argument("--cull-after", type=int,
-                       help=f"seconds idle before a server is stopped (default {SETTINGS['cull_after']})")
-    begin.add_argument("--units", default="", help="comma-separated units (default: all)")
-    begin.add_argument("--hub-config", default="", help="JupyterHub settings read after the classroom's")
+                       help="where the students' home images go (default: /srv/classroom/PREFIX/homes)")
+    begin.add_argument("--instructor-memory-mb", type=positive(int),
+                       help=f"memory per instructor, in MB (default: {SETTINGS['instructor_memory_mb']})")
+    begin.add_argument("--instructor-cpus", type=positive(float),
+                       help=f"CPUs per instructor (default: {SETTINGS['instructor_cpus']})")
+    begin.add_argument("--instructor-processes", type=positive(int),
+                       help=f"processes per instructor (default: {SETTINGS['instructor_processes']})")
+    begin.add_argument("--cull-after", type=positive(int),
+                       help=f"seconds idle before a server is stopped (default: {SETTINGS['cull_after']})")
+    begin.add_argument("--units", default="",
+                       help=f"comma-separated units to release, of {', '.join(UNITS)} (default: all)")
+    begin.add_argument("--hub-config", default="",
+                       help="a file of JupyterHub settings read after the classroom's (default: none)")
     end = commands.add_parser("stop", help="stop the hub, the proxy and the servers; keep everything")
-    end.add_argument("--state", default="classroom-state")
+    end.add_argument("--state", default="classroom-state", help=state)
     save_ = commands.add_parser("backup", help="one archive of the class (stopped for it, then started again)")
-    save_.add_argument("--state", default="classroom-state")
-    save_.add_argument("--backup", help="the archive to write (default STATE/backup-NAME-TIME.tar.gz)")
+    save_.add_argument("--state", default="classroom-state", help=state)
+    save_.add_argument("--backup", help="the archive to write (default: STATE/backup-NAME-TIME.tar.gz)")
     remove = commands.add_parser("remove", help="back up, then remove the class's users, homes and courses")
-    remove.add_argument("--state", default="classroom-state")
-    remove.add_argument("--confirm", help="the class's name (asked for if not given)")
-    remove.add_argument("--backup", help="the archive to write (default STATE/backup-NAME-TIME.tar.gz)")
+    remove.add_argument("--state", default="classroom-state", help=state)
+    remove.add_argument("--confirm", help="the class's name (default: asked for)")
+    remove.add_argument("--backup", help="the archive to write (default: STATE/backup-NAME-TIME.tar.gz)")
     again = commands.add_parser("restore", help="make a removed class again from its backup archive")
     again.add_argument("archive", help="the archive `backup` or `remove` wrote")
     again.add_argument("--state", help="where the class's state goes (default: where it was)")
     unit = commands.add_parser("service", help="write a systemd unit that starts the class at boot")
-    unit.add_argument("--state", default="classroom-state")
-    arguments = parser.parse_args(argv)
+    unit.add_argument("--state", default="classroom-state", help=state)
+    return parser
+
+
+def checked(command_line, arguments):
+    """Stop with one line on an argument `start` would only find wrong after making users."""
+    if arguments.command != "start":
+        return arguments
+    begin = command_line.command("start")
+    unknown = [unit for unit in filter(None, arguments.units.split(",")) if unit not in UNITS]
+    if unknown:
+        begin.fail(f"--units: no unit {', '.join(unknown)} (units: {', '.join(UNITS)})")
+    for option in ("roster", "ssl_cert", "ssl_key", "hub_config"):
+        path = getattr(arguments, option)
+        if path and not Path(path).is_file():
+            name = option if option == "roster" else "--" + option.replace("_", "-")
+            begin.fail(f"{name}: no file {path}")
+    return arguments
+
+
+def main(argv=None):
+    command_line = parser()
+    arguments = checked(command_line, command_line.parse_args(argv))
     if arguments.command == "start":
         start(arguments)
     elif arguments.command == "stop":
@@ -437,4 +473,5 @@ def main(argv=None):
         write_unit(arguments.state)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,7 @@ The cohort (one course copy for the module):
 - dan and eva: the same linear_grads, differently spaced and commented;
 - fay: submitted, never graded (no autograded notebook).
 """
+import re
 import shutil
 from pathlib import Path
 
@@ -186,11 +187,25 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_feedback_chrome_is_in_the_students_language(reported, lang):
     """nbgrader's feedback page: its headings and links in the notebook's language."""
-    student, assignment = f"feedback-{lang}", f"lab01-{lang}"
+    page = feedback_page(reported, f"feedback-{lang}", f"lab01-{lang}", {"lab01-formulas": 3}).read_text()
+    heading = page.split("<h4>")[1].split("</h4>")[0]
+    print(heading)
+    if lang == "es":
+        assert "(Puntuación: 3.0 / 17.0)" in heading and 'lang="es"' in page
+        assert ">Celda de test</a>" in page and "(Arriba)" in page
+        assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
+    else:
+        assert "(Score: 3.0 / 17.0)" in heading and ">Test cell</a>" in page
+
+
+def feedback_page(reported, student, assignment, scores):
+    """`nbgrader generate_feedback` for `student`, whose release notebook was graded with `scores`
+    ({grade_id: automatic score}); the page's path."""
     with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
         gb.update_or_create_student(student)
         gb.add_submission(assignment, student)
-        gb.find_grade("lab01-formulas", "lab01", assignment, student).auto_score = 3
+        for grade_id, score in scores.items():
+            gb.find_grade(grade_id, "lab01", assignment, student).auto_score = score
         gb.db.commit()
     nb = reported.release(assignment)
     reported.submit(student, assignment, nb)
@@ -200,15 +215,7 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
     reported.grader.own(reported.root / "autograded")
     done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    page = (reported.root / "feedback" / student / assignment / "lab01.html").read_text()
-    heading = page.split("<h4>")[1].split("</h4>")[0]
-    print(heading)
-    if lang == "es":
-        assert "(Puntuación: 3.0 / 17.0)" in heading and 'lang="es"' in page
-        assert ">Celda de test</a>" in page and "(Arriba)" in page
-        assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
-    else:
-        assert "(Score: 3.0 / 17.0)" in heading and ">Test cell</a>" in page
+    return reported.root / "feedback" / student / assignment / "lab01.html"
 
 
 def test_the_late_penalty_is_a_share_per_started_day():
@@ -284,3 +291,34 @@ def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     assert run.returncode == 0 and "1 submission(s) of lab01-es stamped late: 24680" in run.stdout
     stamp = (filed.parent / "timestamp.txt").read_text()
     assert (parse_utc(stamp) - parse_utc(datetime(2026, 10, 16, 21, 59))).total_seconds() == 1
+
+
+def test_feedback_renders_its_math_offline(reported):
+    """A feedback page carries its own MathJax: opened from disk in Chromium with the network
+    off, its equations are typeset (no raw `$$`), and it asks for nothing but itself."""
+    import os
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from support.browser import CHROMIUM
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    page_path = feedback_page(reported, "offline-reader", "lab01-es", {})
+    html = page_path.read_text()
+    loads = re.findall(r"""(?:\bsrc=|<link[^>]*\bhref=)["']?(?:https?:)?//[^"' >]*""", html)
+    assert loads == [], loads  # nothing the page fetches: no script, style or font from elsewhere (links are links)
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        context = browser.new_context(offline=True)
+        asked = []
+        context.on("request", lambda request: asked.append(request.url))
+        page = context.new_page()
+        page.goto(page_path.as_uri())
+        page.wait_for_selector("mjx-container svg", timeout=60_000)
+        # no TeX left in the rendered Markdown (code cells may quote `$$` as text)
+        page.wait_for_function("() => ![...document.querySelectorAll('.text_cell_render')]"
+                               ".some(e => /\\$\\$|\\\\frac|\\\\partial/.test(e.innerText))", timeout=60_000)
+        typeset = page.locator("mjx-container").count()
+        browser.close()
+    print(f"{page_path.stat().st_size} bytes; {typeset} equations typeset offline; requests: {asked}")
+    assert typeset > 20
+    assert asked == [page_path.as_uri()]
