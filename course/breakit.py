@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from course.mutants import MUTANTS, mutated_method
-from minigrad.engine import Value, _as_value
+from minigrad.engine import Value, as_value
 
 # the -1 of the right operand missing from the backward of a - c, one of lab 03's mutants
 SUB_SIGN_BUG = next(m for m in MUTANTS if m.method == "__sub__" and m.new == "other.grad += 1.0 * out.grad")
@@ -27,7 +27,7 @@ SUB_SIGN_BUG = next(m for m in MUTANTS if m.method == "__sub__" and m.new == "ot
 def _sub_with(rule: Callable[[Value, Value, Value], object]) -> Callable[[Value, Value | float], Value]:
     """`Value.__sub__` whose backward is `rule(self, other, out)`."""
     def __sub__(self: Value, other: Value | float) -> Value:
-        other = _as_value(other)
+        other = as_value(other)
         out = Value(self.data - other.data, (self, other), "-")
 
         def _backward() -> None:

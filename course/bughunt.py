@@ -254,10 +254,6 @@ def _text(show, value):
         return type(value).__name__
 
 
-def _named(operation, inputs):
-    return f"{operation!r}, input {' or '.join(map(str, inputs))}"
-
-
 def mistake(got, want, lang, need_input=True):
     """Why what a hunt did, `got` (from `answer`), earns nothing for `want` (a culprit), None when it
     is right: an answer looked up in course/mutants.py's table, found without one backward pass
@@ -301,10 +297,11 @@ def wrong_answer(got, want, lang, need_input=True):
 
 def confirm(suspect, got):
     """Print whether `got` (what hunt returned) names `suspect`'s wrong rule, in the notebook's language."""
-    from course.student import _state
+    from course.student import current_language
+    lang = current_language()
     want = _drawn.get(suspect, "unknown")
     if want == "unknown":
-        print(say("lab03_hunt_unknown", _state["lang"]))
+        print(say("lab03_hunt_unknown", lang))
         return
-    problem = wrong_answer(_returned(lambda _: got, suspect), want, _state["lang"])
-    print(problem or say("lab03_hunt_right", _state["lang"], got=got))
+    problem = wrong_answer(_returned(lambda _: got, suspect), want, lang)
+    print(problem or say("lab03_hunt_right", lang, got=got))

@@ -28,7 +28,7 @@ AUTOGRAD = {"backward": "backward()", "grad": "torch.autograd.grad", "requires_g
 
 
 def _lang():
-    return student._state["lang"]
+    return student.current_language()
 
 
 def _name(func):

@@ -159,7 +159,7 @@ def decidable() -> list[Mutant]:
     return [m for m in MUTANTS if not m.undecidable]
 
 
-def _failing(gradcheck: Any, battery: Any, leaf: Any) -> list[str]:
+def failing_expressions(gradcheck: Any, battery: Any, leaf: Any) -> list[str]:
     """The names of the battery's expressions on which `gradcheck` raised AssertionError."""
     failing = []
     for name, f, point in battery:
@@ -172,14 +172,14 @@ def _failing(gradcheck: Any, battery: Any, leaf: Any) -> list[str]:
 
 def caught(gradcheck: Any, battery: Any, mutant: Mutant) -> bool:
     """Whether `gradcheck` fails on some expression of `battery` with `mutant`'s engine."""
-    return bool(_failing(gradcheck, battery, engine_class(mutant)))
+    return bool(failing_expressions(gradcheck, battery, engine_class(mutant)))
 
 
 def battery_report(gradcheck: Any, battery: Any) -> tuple[list[str], list[Mutant]]:
     """(expressions that fail on the right engine, decidable mutants the battery lets through).
     `battery` holds (name, f, point) triples, as lab 03's EXPRESSIONS."""
     battery = list(battery)
-    return (_failing(gradcheck, battery, minigrad.engine.Value),
+    return (failing_expressions(gradcheck, battery, minigrad.engine.Value),
             [m for m in decidable() if not caught(gradcheck, battery, m)])
 
 

@@ -46,7 +46,7 @@ def problem(value, allowed, lang):
 
 def recorded(value, allowed):
     """The visible test of a Predict cell: a recorded prediction passes, whatever it says."""
-    lang = student._state["lang"]
+    lang = student.current_language()
     reason = problem(value, allowed, lang)
     if reason:
         raise student.TestFailed(reason)
@@ -55,7 +55,7 @@ def recorded(value, allowed):
 
 def reveal(value, allowed):
     """Refuse to go on until `value` is a recorded prediction; keep the first one seen."""
-    lang = student._state["lang"]
+    lang = student.current_language()
     reason = problem(value, allowed, lang)
     if reason:
         raise NotYet(say("predict_first", lang, why=reason))
@@ -68,7 +68,7 @@ def reveal(value, allowed):
 def compare(value, measured):
     """Print the prediction beside what was measured (an option letter or numbers), and
     whether they agree (to the six digits shown)."""
-    lang = student._state["lang"]
+    lang = student.current_language()
     agree = "predict_agrees" if shown(value) == shown(measured) else "predict_differs"
     print(say("predict_compare", lang, got=shown(value), measured=shown(measured)) + say(agree, lang))
 

@@ -33,6 +33,11 @@ def language(lang):
         shell.set_custom_exc((NameError, NotImplementedError), _show_hint)
 
 
+def current_language():
+    """The language test cells speak (set by `language`; English until then)."""
+    return _state["lang"]
+
+
 def hint(error, lang):
     """One line for an error a student predictably causes, or None for any other.
 

@@ -17,12 +17,19 @@ def load_config(root, options):
     return app.config
 
 
+def course_dir(root, options=()):
+    """nbgrader's CourseDirectory of the course at `root`, as nbgrader_config.py and the
+    nbgrader `options` of a command line configure it: its folders, its database."""
+    from nbgrader.coursedir import CourseDirectory
+
+    return CourseDirectory(config=load_config(root, list(options)), root=str(root))
+
+
 def gradebook(root, options=()):
     """The course's nbgrader gradebook: the database its configuration names
     (`CourseDirectory.db_url` in nbgrader_config.py or among nbgrader `options`,
     PostgreSQL for instance), else nbgrader's default, gradebook.db in `root`."""
     from nbgrader.api import Gradebook
-    from nbgrader.coursedir import CourseDirectory
 
-    coursedir = CourseDirectory(config=load_config(root, list(options)), root=str(root))
+    coursedir = course_dir(root, options)
     return Gradebook(coursedir.db_url, coursedir.course_id)

@@ -53,7 +53,7 @@ class Value:
     # ---- primitive operations: forward and backward side by side ----
 
     def __add__(self, other: Value | float) -> Value:
-        other = _as_value(other)
+        other = as_value(other)
         out = Value(self.data + other.data, (self, other), "+")
 
         def _backward() -> None:
@@ -63,7 +63,7 @@ class Value:
         return out
 
     def __mul__(self, other: Value | float) -> Value:
-        other = _as_value(other)
+        other = as_value(other)
         out = Value(self.data * other.data, (self, other), "*")
 
         def _backward() -> None:
@@ -75,7 +75,7 @@ class Value:
     def __sub__(self, other: Value | float) -> Value:
         # a primitive (not self + (-other)) so the graph of a - c has one node,
         # as drawn by hand in theory/03
-        other = _as_value(other)
+        other = as_value(other)
         out = Value(self.data - other.data, (self, other), "-")
 
         def _backward() -> None:
@@ -141,7 +141,7 @@ class Value:
         return self * -1
 
     def __truediv__(self, other: Value | float) -> Value:
-        return self * _as_value(other) ** -1
+        return self * as_value(other) ** -1
 
     def __radd__(self, other: Value | float) -> Value:
         return self + other
@@ -150,10 +150,10 @@ class Value:
         return self * other
 
     def __rsub__(self, other: Value | float) -> Value:
-        return _as_value(other) - self
+        return as_value(other) - self
 
     def __rtruediv__(self, other: Value | float) -> Value:
-        return _as_value(other) / self
+        return as_value(other) / self
 
     # ---- the reverse walk ----
 
@@ -196,7 +196,7 @@ class Value:
             node.grad = 0.0
 
 
-def _as_value(x: Value | float) -> Value:
+def as_value(x: Value | float) -> Value:
     return x if isinstance(x, Value) else Value(x)
 
 

@@ -428,7 +428,7 @@ def test_worker_processes_without_cgroups_take_turns(monkeypatch):
     from traitlets.config import Config
 
     import grader.sandbox.cgroups
-    from grader.cohort.cluster import turn_without_cgroup
+    from grader.plugins.worker import turn_without_cgroup
     monkeypatch.setattr(grader.sandbox.cgroups.KernelGroup, "create",
                         classmethod(lambda cls, *a, **k: (None, "no cgroup here")))
     monkeypatch.setattr(os, "geteuid", lambda: 4242)
@@ -456,7 +456,7 @@ def test_a_worker_gets_only_its_submissions_files(tmp_path, monkeypatch, python)
     worker falls back to plain files and folders, and refuses the same archives."""
     import tarfile
 
-    from grader.cohort.cluster import pack, unpack
+    from grader.plugins.worker import pack, unpack
     if python == "without tar filters":
         monkeypatch.delattr(tarfile, "data_filter", raising=False)
     mine = tmp_path / "autograded" / "ana" / "a1"
@@ -492,7 +492,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
     import io
     import tarfile
 
-    from grader.cohort.cluster import pack
+    from grader.plugins.worker import pack
     mine = tmp_path / "ana"
     mine.mkdir()
     (mine / "theory03.ipynb").write_text("{}")
@@ -504,7 +504,7 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
         tar.addfile(link)
     (tmp_path / "bad.tar").write_bytes(made.getvalue())
     script = ("import sys, tarfile\nsys.path.insert(0, sys.argv[1])\n"
-              "from grader.cohort.cluster import unpack\n"
+              "from grader.plugins.worker import unpack\n"
               "print(sys.version.split()[0], hasattr(tarfile, 'data_filter'))\n"
               "unpack(open(sys.argv[2] + '/good.tar', 'rb').read(), sys.argv[2] + '/out')\n"
               "try:\n    unpack(open(sys.argv[2] + '/bad.tar', 'rb').read(), sys.argv[2] + '/bad')\n"
@@ -518,9 +518,9 @@ def test_a_worker_on_debians_python_unpacks_a_submission(tmp_path):
 
 
 def test_as_root_each_worker_process_has_a_user_of_its_own(monkeypatch):
-    from grader.cohort import cluster
-    monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
-    assert cluster.worker_uid({}) == WORKER_UID_BASE + os.getpid()
-    assert cluster.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured
-    monkeypatch.setattr(cluster.os, "geteuid", lambda: 1000)
-    assert cluster.worker_uid({}) is None
+    from grader.plugins import worker
+    monkeypatch.setattr(worker.os, "geteuid", lambda: 0)
+    assert worker.worker_uid({}) == WORKER_UID_BASE + os.getpid()
+    assert worker.worker_uid({"SandboxedKernelManager": {"uid": 5000}}) is None  # configured
+    monkeypatch.setattr(worker.os, "geteuid", lambda: 1000)
+    assert worker.worker_uid({}) is None

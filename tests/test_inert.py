@@ -2,14 +2,9 @@
 import nbformat
 import pytest
 
-from grader.plugins.inert import (
-    MakeInert,
-    clean_html,
-    for_spreadsheet,
-    for_terminal,
-    inert_output,
-)
+from grader.plugins.inert import MakeInert, clean_html, inert_output
 from grader.sandbox.cgroups import KernelGroup
+from grader.shared import for_spreadsheet, for_terminal
 
 
 @pytest.mark.parametrize("payload", [

@@ -16,7 +16,7 @@ import pytest
 from nbgrader.api import Gradebook
 from support.course import Course, course_folder
 
-from grader.cohort.cluster import pack
+from grader.plugins.worker import pack
 from grader.plugins.intake import vet
 
 ASSIGNMENT = "theory03-en"

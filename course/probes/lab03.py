@@ -17,7 +17,7 @@ import cmath
 from course.breakit import broken_sub, sub_gradients
 from course.bughunt import VISIBLE, answer, engine, leaky_gate
 from course.expressions import survey
-from course.mutants import MUTANTS, _failing, caught, decidable
+from course.mutants import MUTANTS, caught, decidable, failing_expressions
 from course.probes import Probe, prediction
 from course.strict import mypy_strict
 from minigrad import Value
@@ -173,7 +173,7 @@ def battery_call(objects, case):
     battery (EXPRESSIONS and MORE_EXPRESSIONS) and gradcheck."""
     gradcheck, more, given = objects
     battery = [tuple(entry[:3]) for entry in list(given) + list(more)]
-    wrong = _failing(gradcheck, battery, Value)
+    wrong = failing_expressions(gradcheck, battery, Value)
     return [wrong, [[m.name, int(caught(gradcheck, battery, m))] for m in decidable()]]
 
 

@@ -166,5 +166,23 @@ def short(value):
 
 
 def find_check(grade_id):
-    """The Check for `grade_id`."""
+    """The Check for `grade_id`; LookupError when there is none."""
     return find_in_unit("grader.checks", "CHECKS", grade_id)
+
+
+def bonus_of(grade_id):
+    """The extra credit a graded cell gives when it passes (0: an ordinary cell, or no check)."""
+    try:
+        return find_check(grade_id).bonus or 0
+    except LookupError:
+        return 0
+
+
+def evidence_allowance(grade_id, seed):
+    """The size of the honest evidence of `grade_id` drawn from `seed`, where its check
+    declares one larger than a cell may print (Check.evidence_bytes); else None."""
+    try:
+        allowed = find_check(grade_id).evidence_bytes
+    except LookupError:
+        return None
+    return None if allowed is None else allowed(seed)

@@ -77,10 +77,10 @@ from grader.cohort.messages import (
 from grader.cohort.plan import Plan, plan
 from grader.cohort.preflight_once import preflight_once
 from grader.cohort.progress import Progress
-from grader.plugins.inert import for_terminal
 from grader.plugins.intake import unsafe_id
 from grader.reports.logs import LOGS
 from grader.reports.report import write_report
+from grader.shared import for_terminal
 
 INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
 

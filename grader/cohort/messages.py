@@ -5,8 +5,8 @@ import signal
 import textwrap
 from pathlib import Path
 
-from grader.plugins.inert import for_terminal
 from grader.reports.logs import LOGS, log_name
+from grader.shared import for_terminal
 
 
 def failure_reason(returncode, log):

@@ -15,7 +15,8 @@ def preflight_once(root, options, scheduler=None):
         return
     if scheduler:
         config = load_config(root, options)
-        from grader.cohort.cluster import CONFIG_SECTIONS, refuse_on_worker_mismatch
+        from grader.cohort.cluster import refuse_on_worker_mismatch
+        from grader.plugins.worker import CONFIG_SECTIONS
         refuse_on_worker_mismatch(scheduler, {name: dict(config[name]) for name in CONFIG_SECTIONS
                                               if name in config})
     else:

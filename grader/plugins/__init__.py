@@ -1,7 +1,8 @@
 """The course inside stock nbgrader: its preprocessors, plugins and settings.
 
 `wiring` (the one place that names each class and setting for nbgrader_config.py),
-`execute` (runs a submission in the sandbox and decides its graded cells), `inert` (what
+`execute` (runs a submission in the sandbox and decides its graded cells; `worker`: what
+crosses to a Dask worker), `inert` (what
 student code produced is shown as text), `bonus` (extra credit), `preprocessors` (small
 preprocessors: archives handed in, the grading seed...), `late` (late penalties), `intake`
 and `archives` (what of a submission is taken in), `exchange` (who may put what in the

@@ -2,7 +2,7 @@
 
 One rule for the archives an LMS export brings to `nbgrader zip_collect`
 (grader/plugins/intake.py) and for a Dask worker unpacking its task on a Python without
-tarfile's filters (grader/cohort/cluster.py). Standard library only: a worker may run it
+tarfile's filters (grader/plugins/worker.py). Standard library only: a worker may run it
 before anything else of the course is imported.
 """
 from pathlib import PurePosixPath

@@ -11,17 +11,14 @@ still change it in formgrader; autograding again recomputes it.
 from nbgrader import utils
 from nbgrader.preprocessors import SaveAutoGrades
 
-from grader.checks import find_check
+from grader.checks import bonus_of
 
 
 class SaveBonus(SaveAutoGrades):
     """Set `extra_credit` of the passed bonus cells (and 0 for the failed ones)."""
 
     def _add_score(self, cell, resources):
-        try:
-            bonus = find_check(cell.metadata["nbgrader"]["grade_id"]).bonus
-        except LookupError:
-            return
+        bonus = bonus_of(cell.metadata["nbgrader"]["grade_id"])
         if not bonus or utils.is_solution(cell):
             return
         passed = cell.outputs and not any(

@@ -35,8 +35,8 @@ from nbgrader.utils import parse_utc
 from traitlets import Integer
 
 from course.i18n import say
-from grader.plugins.inert import for_spreadsheet
 from grader.plugins.intake import SafeCollect
+from grader.shared import for_spreadsheet
 
 CLOCK_SLACK = timedelta(minutes=1)  # clocks of the machines sharing an exchange may differ
 REFUSALS_COLUMNS = ["folder", "student", "owner", "reason"]

@@ -30,23 +30,26 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, Unicode, default
 
 from course.i18n import say
-from course.names import known_language
 from course.student import EVIDENCE_MIME
-from grader.checks import find_check
+from grader.checks import evidence_allowance
 from grader.checks.verdicts import decide, error_output, is_graded_test
-from grader.cohort.cluster import (
-    execute_on_cluster,
+from grader.plugins.intake import refusal_note, vet
+from grader.plugins.worker import (
+    CONFIG_SECTIONS,
+    CONNECT_TIMEOUT,
+    TASK_GRACE,
+    pack,
     turn_without_cgroup,
     unpack,
     worker_uid,
 )
-from grader.plugins.intake import refusal_note, vet
 from grader.sandbox.kernel import (
     REMOTE_PREFIX,
     SandboxedKernelManager,
     SandboxMissing,
     SandboxRefused,
 )
+from grader.shared import notebook_language
 
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "error", "update_display_data",
                    "comm_open", "comm_msg"}
@@ -121,11 +124,8 @@ class GradingExecute(Execute):
             return False
         if msg["msg_type"] != "display_data" or EVIDENCE_MIME not in msg["content"].get("data", {}):
             return False
-        try:
-            allowed = find_check(cell.metadata["nbgrader"]["grade_id"]).evidence_bytes
-        except LookupError:
-            return False
-        if allowed is None or size > allowed(self._seed):
+        allowed = evidence_allowance(cell.metadata["nbgrader"]["grade_id"], self._seed)
+        if allowed is None or size > allowed:
             return False
         self._evidence_let_through.add(cell_index)
         return True
@@ -151,7 +151,7 @@ class GradingExecute(Execute):
         defences = manager.defences()
         unreadable = nb.metadata.get("course", {}).get("unreadable")
         if not unreadable and self.scheduler:
-            defences = execute_on_cluster(self, nb, submission, seed, execute_submission)
+            defences = execute_on_cluster(self, nb, submission, seed)
         elif not unreadable:
             defences = self.execute(nb, resources, submission, seed) or defences
         refused = refused_files(self, resources)
@@ -318,6 +318,32 @@ def execute_submission(notebook, files, seed, settings):
     return nbformat.writes(nb), defences
 
 
+def execute_on_cluster(step, nb, submission, seed):
+    """What `step` (a GradingExecute) does with `nb`, done by `execute_submission` on a
+    worker of the cluster at `step.scheduler`: the outputs are written into `nb`, and what
+    protected the worker is returned (grader/cohort/cluster.py)."""
+    from distributed import Client
+
+    # the values as given (a command line's are strings: the worker's traits parse them)
+    settings = {name: dict(step.config[name]) for name in CONFIG_SECTIONS if name in step.config}
+    timeout = step.notebook_timeout + TASK_GRACE
+    with Client(step.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False) as client:
+        task = client.submit(execute_submission, nbformat.writes(nb), pack(submission), seed,
+                             settings, pure=False)
+        executed, defences = task.result(timeout=timeout)
+    executed = nbformat.reads(executed, as_version=4)
+    if len(executed.cells) != len(nb.cells):
+        raise RuntimeError("the worker sent back a notebook with other cells")
+    # only what running the cells makes comes back: the sources and nbgrader's
+    # metadata stay as nbgrader restored them here
+    for cell, ran in zip(nb.cells, executed.cells):
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = ran.outputs, ran.execution_count
+    if "language_info" in executed.metadata:
+        nb.metadata["language_info"] = executed.metadata["language_info"]
+    return defences
+
+
 def refused_files(configurable, resources):
     """What grader/plugins/intake.py refused of this submission's folder under submitted/."""
     info = (resources or {}).get("nbgrader", {})
@@ -331,10 +357,6 @@ def refused_files(configurable, resources):
 def runs_mypy(nb):
     """Whether a test cell of `nb` runs mypy (lab 03's): its kernels then start from a cache."""
     return any(is_graded_test(cell) and "mypy_strict" in cell.source for cell in nb.cells)
-
-
-def notebook_language(nb):
-    return known_language(nb.metadata.get("course", {}).get("lang"))
 
 
 def _coursedir(configurable):

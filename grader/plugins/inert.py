@@ -4,9 +4,9 @@
   outputs keep only passive kinds (text, PNG/JPEG, LaTeX, and HTML/Markdown
   through the `nh3` sanitizer, without tags that load a URL); the student's
   own Markdown and raw cells are sanitized the same way.
-- On the instructor's terminal and in CSV reports: no control characters
-  (escape sequences, carriage returns, BEL), and no field a spreadsheet would
-  take for a formula.
+- In nbgrader's log on the instructor's terminal: no control characters
+  (`TerminalSafe`, with grader/shared.py's `for_terminal`, which the CSV reports
+  and the commands' lines use too).
 """
 import logging
 import re
@@ -14,17 +14,15 @@ import re
 import nh3
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.shared import for_terminal
+
 KEPT = {"text/plain", "image/png", "image/jpeg", "text/latex"}
 SANITIZED = {"text/html", "text/markdown"}
 # no tag that fetches a URL: an <img> pointing at formgrader would act with the instructor's session
 TAGS = set(nh3.ALLOWED_TAGS) - {"img", "a", "area", "map"}
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-LINE_BREAKS = re.compile(r"\r\n|[\n\t\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
 REFERENCE = re.compile(r"^( {0,3})\[", re.MULTILINE)  # `[name]: url` defines a link
 URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")  # a scheme: a bare URL becomes a link
 LATEX_LINKS = re.compile(r"\\(href|url|require|class|cssId|style|unicode|data|html|mmlToken)(?![A-Za-z])")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def clean_html(text):
@@ -85,20 +83,6 @@ class MakeInert(NbGraderPreprocessor):
                 cell.metadata.pop("format", None)
                 cell.metadata.pop("raw_mimetype", None)
         return cell, resources
-
-
-def for_terminal(text):
-    """Text safe to print on one line: escape sequences and control characters removed,
-    line breaks and tabs made spaces (a student's text must not forge a row)."""
-    return CONTROL.sub("", ESCAPE.sub("", LINE_BREAKS.sub(" ", str(text))))
-
-
-def for_spreadsheet(value):
-    """A CSV field no spreadsheet runs as a formula, with no control characters."""
-    if not isinstance(value, str):
-        return value
-    text = for_terminal(value)
-    return "'" + text if text.startswith(FORMULA_START) or value.startswith(FORMULA_START) else text
 
 
 class TerminalSafe(logging.Filter):

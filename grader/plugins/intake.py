@@ -12,7 +12,7 @@ refused where submissions come in.
 Used by nbgrader's autograde (a pre-convert hook, before nbgrader copies the
 submission into autograded/), the course's notebook reader, `nbgrader collect`
 (`SafeCollect`), `nbgrader zip_collect` (`SafeExtractor`, `SafeCollector`) and the
-Dask task's archive (grader/cohort/cluster.py).
+Dask task's archive (grader/plugins/worker.py).
 """
 import os
 import re

@@ -10,8 +10,8 @@ from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
 from course.i18n import say
 from grader.plugins.archives import archive_kind
-from grader.plugins.execute import notebook_language
 from grader.plugins.intake import Refused, open_regular
+from grader.shared import notebook_language
 
 
 class LocalizedClearSolutions(ClearSolutions):

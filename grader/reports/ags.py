@@ -35,7 +35,7 @@ from pathlib import Path
 import jwt
 import requests
 
-from grader.plugins.inert import for_spreadsheet, for_terminal
+from grader.shared import for_spreadsheet, for_terminal
 
 SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"

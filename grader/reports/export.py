@@ -45,9 +45,9 @@ from nbgrader.api import MissingEntry
 
 from course.names import unit_and_language
 from grader.config import gradebook, load_config
-from grader.plugins.inert import for_spreadsheet, for_terminal
 from grader.plugins.late import penalty
 from grader.reports.report import pending
+from grader.shared import for_spreadsheet, for_terminal
 
 
 @dataclass

@@ -34,10 +34,18 @@ from nbgrader.api import MissingEntry
 
 from course.i18n import say
 from course.names import LANGUAGES
-from grader.config import gradebook
+from grader.checks import bonus_of
+from grader.config import course_dir, gradebook
 from grader.plugins.exchange import explain, refusals
-from grader.plugins.inert import for_spreadsheet, for_terminal
 from grader.reports.logs import LOGS, log_name
+from grader.shared import (
+    course_folder,
+    for_spreadsheet,
+    for_terminal,
+    notebook_language,
+    release_language,
+    release_notebook,
+)
 
 
 def graded_ids(nb):
@@ -88,18 +96,21 @@ def cohort(root, assignment, options=()):
     extra credit), `extra_credit` the part of it that is extra credit, `max_score`
     the assignment's maximum (auto + manual, as nbgrader counts it, the same for all)."""
     root = Path(root)
-    release = next((root / "release" / assignment).glob("*.ipynb"))
+    coursedir = course_dir(root, options)
+    release = release_notebook(root, assignment, options)
     release_nb = nbformat.read(release, as_version=4)
-    lang = release_nb.metadata.get("course", {}).get("lang", "en")
+    lang = notebook_language(release_nb)
     ids, by_hand = graded_ids(release_nb), hand_graded_ids(release_nb)
     maximum = sum(points_of(root, assignment, every_cell=True).values())
     rows = []
     with gradebook(root, options) as gb:
-        for folder in sorted((root / "submitted").glob(f"*/{assignment}")):
+        for folder in sorted(course_folder(root, "submitted", options=options).glob(
+                f"*/{glob.escape(assignment)}")):
             student = folder.parent.name
             row = {"student": student, "score": 0.0, "max_score": maximum, "extra_credit": 0.0,
                    "pending": 0.0, "defences": "", "note": ""}
-            autograded = root / "autograded" / student / assignment / release.name
+            autograded = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment),
+                              release.name)
             reasons, row["defences"] = reasons_in(autograded, lang) if autograded.exists() else ({}, "")
             try:
                 submission = gb.find_submission(assignment, student)
@@ -153,7 +164,7 @@ def write(root, assignment, options=()):
         writer.writerows({k: for_spreadsheet(v) for k, v in row.items()} for row in rows)
     for row in refusals(root, assignment):
         print(for_terminal(f"REFUSED at collection: {row['folder']!r}: {explain(row)}"))
-    lang = language_of_release(root, assignment)
+    lang = release_language(root, assignment, options)
     for row in rows:
         failed = [f"{g}: {row[g + ' reason']}" for g in ids
                   if row[g] is not None and not row[g + " reason"].startswith("✔")]
@@ -171,11 +182,6 @@ def write(root, assignment, options=()):
 def shortened(text, width):
     """`text` on one line of at most `width` characters, cut at a word boundary (…)."""
     return textwrap.shorten(text, width=width, placeholder=" …")
-
-
-def language_of_release(root, assignment):
-    release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
-    return nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
 
 
 def next_steps(assignment, rows, lang, markup=True):
@@ -202,21 +208,11 @@ def next_steps(assignment, rows, lang, markup=True):
 def points_of(root, assignment, every_cell=False):
     """{grade_id: points} of the autograded code cells (`every_cell`: manually graded
     answers and tasks too, so the points add up to nbgrader's maximum)."""
-    release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
-    nb = nbformat.read(release, as_version=4)
+    nb = nbformat.read(release_notebook(root, assignment), as_version=4)
     return {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"].get("points", 0)
             for c in nb.cells if (c.metadata.get("nbgrader", {}).get("grade")
                                   or c.metadata.get("nbgrader", {}).get("task"))
             and (every_cell or c.cell_type == "code")}
-
-
-def bonus_of(grade_id):
-    """The extra credit a graded cell gives when it passes (0: an ordinary cell)."""
-    from grader.checks import find_check
-    try:
-        return find_check(grade_id).bonus or 0
-    except LookupError:
-        return 0
 
 
 def as_text(reason):
@@ -298,12 +294,12 @@ def similar_answers(root, assignment):
     submissions (grader/reports/similarity.py: hints, never verdicts)."""
     from grader.reports.similarity import answers_of, groups
     root = Path(root)
-    release = next((root / "release" / assignment).glob("*.ipynb"))
+    release = release_notebook(root, assignment)
     stubs = {c.metadata["nbgrader"]["grade_id"]: c.source
              for c in nbformat.read(release, as_version=4).cells
              if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
     notebooks = {}
-    for path in sorted((root / "submitted").glob(f"*/{assignment}/{release.name}")):
+    for path in sorted(course_folder(root, "submitted").glob(f"*/{glob.escape(assignment)}/{release.name}")):
         try:
             notebooks[path.parent.parent.name] = nbformat.read(path, as_version=4)
         except Exception:  # noqa: BLE001, S112 (an unreadable submission has no answers to compare)
@@ -320,7 +316,7 @@ def write_html(root, assignment, lang=None, options=()):
     ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment, every_cell=True)
     if lang not in LANGUAGES:
-        lang = language_of_release(root, assignment)
+        lang = release_language(root, assignment)
     e = html.escape
     graded = [r for r in rows if not r["note"]]
     maximum = rows[0]["max_score"] if rows else sum(points_of(root, assignment, True).values())
@@ -428,8 +424,9 @@ def main(argv):
     options = nbgrader_options(parser, options)
     root = Path.cwd()
     known_assignments(parser, root, [arguments.assignment])
-    if not any((root / "submitted").glob(f"*/{glob.escape(arguments.assignment)}")):
-        parser.fail(f"no submissions of {arguments.assignment} in {root / 'submitted'}: nothing to report")
+    submitted = course_folder(root, "submitted", options=options)
+    if not any(submitted.glob(f"*/{glob.escape(arguments.assignment)}")):
+        parser.fail(f"no submissions of {arguments.assignment} in {submitted}: nothing to report")
     existing_gradebook(parser, root, options)
     write_report(root, arguments.assignment, arguments.lang, options)
     return 0

@@ -5,7 +5,7 @@ no account and no other grading has:
 - a run of `python -m grader grade` takes a block of SLOT_IDS_PER_RUN ids, one per worker slot:
   the first block whose lock file (in LOCKS, root's own folder) it can hold, so two runs at the
   same moment (two courses, two instructors) never share one; the lock goes with the process;
-- a Dask worker process (grader/cohort/cluster.py) takes WORKER_UID_BASE plus its pid."""
+- a Dask worker process (grader/plugins/worker.py) takes WORKER_UID_BASE plus its pid."""
 import fcntl
 import pwd
 from pathlib import Path
