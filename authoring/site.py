@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from course.i18n import MESSAGES, say
-from course.names import LANGUAGES, UNITS
+from course.names import DEFAULT_LANGUAGE, LANGUAGES, UNITS
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE_NAMES = {"en": "English", "es": "Español"}
@@ -219,7 +219,7 @@ course_other_pages = {other_pages!r}
 
 def sphinx_setup(app):
     """Sphinx hook (used by the generated conf.py): the language switch on every page."""
-    app.add_config_value("course_language", "en", "html")
+    app.add_config_value("course_language", DEFAULT_LANGUAGE, "html")
     app.add_config_value("course_other_pages", [], "html")
     app.connect("html-page-context", add_language_switch)
     return {"parallel_read_safe": True}

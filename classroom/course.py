@@ -14,14 +14,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course.names import unit_and_language
+from course.names import PROJECT, unit_and_language
 
 ROOT = Path(__file__).resolve().parent.parent
-COURSE_FOLDER = "autograd-by-hand"
+COURSE_FOLDER = PROJECT
 
 
 def course_id(language):
-    return f"autograd-by-hand-{language}"
+    return f"{PROJECT}-{language}"
 
 
 def assignments(units=None):

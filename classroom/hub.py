@@ -29,6 +29,7 @@ from classroom import processes
 from classroom.course import course_id
 from classroom.kernels import SPEC_FOLDER
 from classroom.proxy import PortHeld, running_proxy
+from course.names import DEFAULT_LANGUAGE
 
 STATE_FILE = "classroom.json"
 PROXY = "configurable-http-proxy"
@@ -140,7 +141,7 @@ def configure(c, state_folder):
                                                else str(home_of(spawner) / ".jupyter")),
         "JUPYTERLAB_SETTINGS_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/user-settings"),
         "JUPYTERLAB_WORKSPACES_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/workspaces"),
-        "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, "en")),
+        "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, DEFAULT_LANGUAGE)),
         # the class's kernel (classroom/kernels.py), found before ipykernel's own
         "JUPYTER_PATH": str(Path(state["student_env"]) / SPEC_FOLDER),
     }

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.names import LANGUAGES
+from course.names import DEFAULT_LANGUAGE, LANGUAGES
 from grader.plugins.student_fields import unsafe_name
 
 ROLES = ("student", "instructor")
@@ -56,7 +56,7 @@ def read(path, prefix):
     for line, row in enumerate(rows, start=2):
         row = {(key or "").strip().lower(): (value or "").strip() for key, value in row.items()}
         try:
-            language = row.get("language") or "en"
+            language = row.get("language") or DEFAULT_LANGUAGE
             role = row.get("role") or "student"
             if language not in LANGUAGES:
                 raise RosterError(f"language {language!r}: use one of {', '.join(LANGUAGES)}")

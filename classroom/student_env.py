@@ -18,11 +18,11 @@ from pathlib import Path
 
 from course import server_settings
 from course.exchange import SUBMIT
+from course.names import DISTRIBUTION
 from grader.handout import write_handout
 from grader.sandbox.kernel import KERNEL_PACKAGES
 
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
-PROJECT = "autograd_by_hand"  # this repository's distribution: installed editable, it points at the checkout
 RELEASE = server_settings.INSTALLED_COURSE / "release"  # where Validate finds the release
 
 
@@ -67,7 +67,7 @@ def build(env):
     copy_tree(base / "lib" / VERSION, stdlib, leave_out={"site-packages"})
     site = stdlib / "site-packages"
     copy_tree(Path(sysconfig.get_paths()["purelib"]), site)
-    for path in site.glob(f"*{PROJECT}*"):
+    for path in site.glob(f"*{DISTRIBUTION}*"):  # this repository, installed editable: it points at the checkout
         shutil.rmtree(path) if path.is_dir() else path.unlink()
     rewrite_scripts(here / "bin", partial / "bin", here / "bin", python(env))
     # Jupyter's data (JupyterLab's pages, the kernel spec) as links; its configuration (which

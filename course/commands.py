@@ -13,7 +13,7 @@ import argparse
 import re
 
 from course.i18n import say
-from course.names import LANGUAGES, unit_and_language
+from course.names import DEFAULT_LANGUAGE, LANGUAGES, unit_and_language
 
 CONFIG_OPTION = re.compile(r"--(?P<cls>[A-Za-z_]\w*)\.(?P<trait>[A-Za-z_]\w*)=(?P<value>.*)", re.DOTALL)
 
@@ -33,7 +33,7 @@ def language_in(argv):
         split = unit_and_language(str(word))
         if split or word in LANGUAGES:
             return split[1] if split else word
-    return "en"
+    return DEFAULT_LANGUAGE
 
 
 # argparse's own messages (Python 3.11+), and the course's words for them
@@ -51,7 +51,7 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser, whose error is one line naming the problem (see the module's docstring).
     `lang`: the language of that line (set it from the command line: `language_in`)."""
 
-    lang = "en"
+    lang = DEFAULT_LANGUAGE
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)

@@ -4,6 +4,8 @@ Low enough for every package to import (it imports nothing), so each of these fa
 """
 LANGUAGES = ("en", "es")
 DEFAULT_LANGUAGE = "en"  # where a name carries no language of the course
+PROJECT = "autograd-by-hand"  # the course's name: its distribution (pyproject.toml), nbgrader course, LMS tag
+DISTRIBUTION = PROJECT.replace("-", "_")  # as an installed distribution's dist-info folder spells it
 UNITS = ("theory03", "lab01", "lab03")  # in teaching order; notebooks/UNIT.md is each one's master
 
 

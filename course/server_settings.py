@@ -18,10 +18,12 @@ default for everyone of the environment (each person can still choose theirs).
 import json
 from pathlib import Path
 
+from course.names import PROJECT
+
 LOCALES = {"en": "en", "es": "es_ES"}
 # where an environment made for students (a hub's, an image's) holds the release notebooks,
 # under its sys.prefix: Validate compares a student's notebook with its release from there
-INSTALLED_COURSE = Path("share") / "autograd-by-hand"
+INSTALLED_COURSE = Path("share") / PROJECT
 # nbgrader's lab plugins an instructor needs and a student must not see;
 # `validate-assignment` (the Validate button) stays
 INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",

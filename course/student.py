@@ -12,11 +12,12 @@ import os
 
 from course.evidence import close, plain
 from course.i18n import say
+from course.names import DEFAULT_LANGUAGE
 from course.probes import find_probe
 
 EVIDENCE_MIME = "application/vnd.autograd-course.evidence+json"
 SEED_VARIABLE = "COURSE_GRADING_SEED"
-_state = {"lang": "en"}
+_state = {"lang": DEFAULT_LANGUAGE}
 
 
 def language(lang):

@@ -9,6 +9,7 @@ said in one line naming it (course/commands.py), and nothing is written.
 from pathlib import Path
 
 from course.commands import CONFIG_OPTION, CommandError, check_config_options, refuse
+from grader.shared import course_folder
 
 # what a course command sets itself: the course is the current folder, and grading picks each student
 SET_BY_THE_COMMAND = ("CourseDirectory.root", "CourseDirectory.student_id", "CourseDirectory.assignment_id",
@@ -37,7 +38,7 @@ def nbgrader_options(parser, options, root=None):
 
 def assignments(root):
     """The course's assignments: the folders of release/ that hold a notebook."""
-    release = Path(root) / "release"
+    release = course_folder(root, "release")
     return sorted(p.parent.name for p in release.glob("*/*.ipynb")) if release.is_dir() else []
 
 
@@ -46,7 +47,7 @@ def known_assignments(parser, root, names):
     known = assignments(root)
     for name in names:
         if name not in known:
-            parser.fail(f"there is no assignment {name!r} in {Path(root) / 'release'} "
+            parser.fail(f"there is no assignment {name!r} in {course_folder(root, 'release')} "
                         f"(assignments: {', '.join(known) or 'none: run this in the course folder'})")
     return names
 
@@ -54,11 +55,10 @@ def known_assignments(parser, root, names):
 def existing_gradebook(parser, root, options=()):
     """Stops `parser` when the gradebook the configuration names is an SQLite file that is not
     there (opening it would make an empty one): nothing has been generated or graded here."""
-    from nbgrader.coursedir import CourseDirectory
     from sqlalchemy.engine import make_url
 
-    from grader.config import load_config
-    url = make_url(CourseDirectory(config=load_config(root, list(options)), root=str(root)).db_url)
+    from grader.config import course_dir
+    url = make_url(course_dir(root, options).db_url)
     if url.get_backend_name() == "sqlite" and url.database and not Path(root, url.database).exists():
         parser.fail(f"no gradebook at {Path(root, url.database)}: run this in the course folder, after "
                     "`nbgrader generate_assignment` and grading")

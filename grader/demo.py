@@ -21,7 +21,8 @@ from pathlib import Path
 
 import nbformat
 
-from course.names import LANGUAGES
+from course.names import DEFAULT_LANGUAGE, LANGUAGES
+from grader.shared import course_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = "theory03"
@@ -94,8 +95,8 @@ def solved(release, source):
 
 def submission(root, assignment, answers, extra=None):
     """The release, answered with the instructor's solution except for `answers`."""
-    release = nbformat.read(root / "release" / assignment / f"{UNIT}.ipynb", 4)
-    source = nbformat.read(root / "source" / assignment / f"{UNIT}.ipynb", 4)
+    release = nbformat.read(course_folder(root, "release", ".", assignment) / f"{UNIT}.ipynb", 4)
+    source = nbformat.read(course_folder(root, "source", ".", assignment) / f"{UNIT}.ipynb", 4)
     nb = fill(solved(release, source), answers)
     if extra:
         nb.cells.insert(4, nbformat.v4.new_code_cell(extra.replace("{root}", str(root))))
@@ -110,7 +111,7 @@ def make_course(folder, languages, names):
     for assignment in assignments:
         nbgrader(folder, "generate_assignment", assignment, "--force")
         for name in names:
-            path = folder / "submitted" / name / assignment / f"{UNIT}.ipynb"
+            path = course_folder(folder, "submitted", name, assignment) / f"{UNIT}.ipynb"
             path.parent.mkdir(parents=True)
             nbformat.write(submission(folder, assignment, *COHORT[name]), path)
     return assignments
@@ -131,7 +132,7 @@ def story(root, assignment, lang):
             continue
         said = ""
         if student == "fork-bomb":
-            nb = nbformat.read(root / "autograded" / student / assignment / f"{UNIT}.ipynb", 4)
+            nb = nbformat.read(course_folder(root, "autograded", student, assignment) / f"{UNIT}.ipynb", 4)
             printed = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
             refused = next((text.strip() for text in printed if "fork refused after" in text), "")
             said = say("demo_fork_bomb", lang, refused=refused or say("demo_fork_bomb_stopped", lang),
@@ -159,7 +160,7 @@ def main(argv):
     arguments = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="course-demo-"))
     names = QUICK if arguments.quick else tuple(COHORT)
-    languages = ("en",) if arguments.quick else LANGUAGES
+    languages = (DEFAULT_LANGUAGE,) if arguments.quick else LANGUAGES
     print(f"demo course in {folder}: theory03 in {', '.join(languages)}, "
           f"students {', '.join(names)}")
     assignments = make_course(folder, languages, names)
@@ -172,7 +173,7 @@ def main(argv):
         nbgrader(folder, "generate_feedback", assignment)
         pages.append(folder / "reports" / f"{assignment}.html")
         stories.append((assignment, story(folder, assignment, arguments.lang or assignment.rsplit("-", 1)[1])))
-    lang = arguments.lang or "en"
+    lang = arguments.lang or DEFAULT_LANGUAGE
     print("\n" + say("demo_what_happened", lang))
     for assignment, lines in stories:
         print(f"{assignment}:")
@@ -181,8 +182,8 @@ def main(argv):
     print(f"  reports (CSV, and HTML with plots): {folder / 'reports'}")
     for page in pages:
         print(f"    {page}")
-    print(f"  graded notebooks:  {folder / 'autograded'}/STUDENT/ASSIGNMENT/")
-    print(f"  students' feedback (HTML): {folder / 'feedback'}/STUDENT/ASSIGNMENT/")
+    print(f"  graded notebooks:  {course_folder(folder, 'autograded')}/STUDENT/ASSIGNMENT/")
+    print(f"  students' feedback (HTML): {course_folder(folder, 'feedback')}/STUDENT/ASSIGNMENT/")
     print(f"  gradebook: {folder / 'gradebook.db'}   (nbgrader export, formgrader)")
     print("\n" + say("demo_kept", lang, folder=folder))
     if not_graded:  # the demo shows the job working: a submission left ungraded is a failure

@@ -10,18 +10,21 @@ Publish that folder; keep the instructor's repository private.
 import shutil
 from pathlib import Path
 
+from course.names import PROJECT
 from grader.sandbox.kernel import KERNEL_PACKAGES, package_folder
+from grader.shared import course_folder
 
 ROOT = Path(__file__).resolve().parent.parent
-PYPROJECT = """[build-system]
+TORCH = "torch==2.13.0"  # requirements.txt's pin (tests/test_one_place.py)
+PYPROJECT = f"""[build-system]
 requires = ["setuptools>=64"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "autograd-by-hand-student"
+name = "{PROJECT}-student"
 version = "0.1.0"
 requires-python = ">=3.11"
-dependencies = ["torch==2.13.0", "matplotlib", "numpy", "jupyterlab", "nbgrader"]
+dependencies = ["{TORCH}", "matplotlib", "numpy", "jupyterlab", "nbgrader"]
 
 [tool.setuptools.packages.find]
 include = ["course*", "minigrad*"]
@@ -32,7 +35,7 @@ def write_handout(folder, root=ROOT):
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()):
         raise SystemExit(f"{folder} is not empty: choose a new folder")
-    shutil.copytree(root / "release", folder / "release")
+    shutil.copytree(course_folder(root, "release"), folder / "release")
     for name in KERNEL_PACKAGES:
         shutil.copytree(package_folder(name), folder / name,
                         ignore=shutil.ignore_patterns("__pycache__"))

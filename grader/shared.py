@@ -3,6 +3,7 @@ folders (nbgrader's `CourseDirectory`, so a folder renamed in nbgrader_config.py
 everywhere), an assignment's release notebook, a notebook's language, and text made safe for a
 terminal or a spreadsheet. The lowest module of the grader: it imports none of its folders
 (tests/test_no_import_cycles.py)."""
+import functools
 import re
 from pathlib import Path
 
@@ -22,8 +23,17 @@ def course_folder(root, step, student=".", assignment=".", options=()):
     "feedback") for `student` and `assignment`, by the course's own folder names:
     course_folder(root, "submitted", "ada", "theory03-en"); course_folder(root, "submitted")
     holds every student's folder."""
-    coursedir = course_dir(root, options)
+    config = Path(root, "nbgrader_config.py")
+    stamp = (config.stat().st_mtime_ns, config.stat().st_size) if config.exists() else None
+    coursedir = _course_dir(str(root), tuple(options), stamp)
     return Path(coursedir.format_path(getattr(coursedir, f"{step}_directory"), student, assignment))
+
+
+@functools.lru_cache(maxsize=16)
+def _course_dir(root, options, stamp):
+    """course_dir, read once while nbgrader_config.py stays as it was (`stamp`): a command
+    asks for a folder per student."""
+    return course_dir(root, options)
 
 
 def coursedir_of(configurable):

@@ -30,3 +30,19 @@ def test_handout_refuses_a_folder_in_use(tmp_path):
                             capture_output=True, text=True, check=False)
     assert result.returncode != 0 and "not empty" in result.stderr
     assert (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_the_handout_pins_the_torch_the_requirements_pin():
+    """One torch for the course and the students' handout: requirements.txt's pin."""
+    import tomllib
+
+    from course.names import PROJECT
+    from grader.handout import PYPROJECT, TORCH
+    pins = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if line.startswith("torch")]
+    print("requirements.txt:", pins, "handout:", TORCH)
+    assert pins == [TORCH]
+    handout = tomllib.loads(PYPROJECT)["project"]
+    assert TORCH in handout["dependencies"] and handout["name"] == f"{PROJECT}-student"
+    # and the course's name is its distribution's (course/names.py's PROJECT)
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"] == PROJECT

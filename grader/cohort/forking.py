@@ -111,7 +111,8 @@ def warm_up(scheduler=None, assignment="", root=None, options=()):
 
         from grader.plugins.execute import runs_mypy
         from grader.sandbox import kernel_caches
-        sources = Path(root, "source", assignment).glob("*.ipynb")
+        from grader.shared import course_folder
+        sources = course_folder(root, "source", ".", assignment).glob("*.ipynb")
         kernel_caches.ready(mypy=any(runs_mypy(nbformat.read(path, 4)) for path in sources))
         from grader.config import load_config
         from grader.sandbox.kernel import SandboxedKernelManager

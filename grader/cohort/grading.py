@@ -80,7 +80,7 @@ from grader.cohort.progress import Progress
 from grader.plugins.intake import unsafe_id
 from grader.reports.logs import LOGS
 from grader.reports.report import write_report
-from grader.shared import for_terminal
+from grader.shared import course_folder, for_terminal
 
 INTERRUPT_GRACE = 30  # seconds an interrupted process has to clean up
 
@@ -106,7 +106,7 @@ class Job:
 
 def students(root, assignment):
     """The students with a submission, as stock nbgrader finds them (hidden folders skipped)."""
-    pattern = os.path.join(glob.escape(str(root)), "submitted", "*", glob.escape(assignment))
+    pattern = os.path.join(glob.escape(str(course_folder(root, "submitted"))), "*", glob.escape(assignment))
     return sorted(Path(path).parent.name for path in glob.glob(pattern) if os.path.isdir(path))
 
 
@@ -114,10 +114,10 @@ def already_graded(root, assignment, student):
     """Whether stock `nbgrader autograde` (without --force) would skip this submission: its
     autograded folder is there, and the submission is not newer than it (timestamp.txt)."""
     from nbgrader.utils import parse_utc
-    graded = Path(root) / "autograded" / student / assignment
+    graded = course_folder(root, "autograded", student, assignment)
     if not graded.is_dir():
         return False
-    stamps = [folder / "timestamp.txt" for folder in (Path(root) / "submitted" / student / assignment, graded)]
+    stamps = [folder / "timestamp.txt" for folder in (course_folder(root, "submitted", student, assignment), graded)]
     try:
         new, old = (parse_utc(path.read_text().strip()) if path.is_file() else None for path in stamps)
     except ValueError:  # nbgrader stops on it: let it say so
@@ -128,7 +128,7 @@ def already_graded(root, assignment, student):
 def remove_unfinished(root, assignment, student):
     """A grading process that died may have left a half-made autograded folder; nbgrader
     would skip it next time. Remove it: the submission is then graded on the next run."""
-    folder = Path(root) / "autograded" / student / assignment
+    folder = course_folder(root, "autograded", student, assignment)
     if folder.exists():
         shutil.rmtree(folder, ignore_errors=True)
 

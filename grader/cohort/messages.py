@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 from grader.reports.logs import LOGS, log_name
-from grader.shared import for_terminal
+from grader.shared import course_folder, for_terminal
 
 
 def failure_reason(returncode, log):
@@ -27,7 +27,7 @@ def log_path(root, assignment, student):
 
 def kept_earlier(root, assignment, students):
     """Those of `students` whose earlier run's graded copy is still in autograded/."""
-    return [s for s in students if (Path(root) / "autograded" / s / assignment).exists()]
+    return [s for s in students if course_folder(root, "autograded", s, assignment).exists()]
 
 
 def unreachable_message(root, assignment, outcomes, patience):

@@ -35,6 +35,7 @@ from nbgrader.utils import parse_utc
 from traitlets import Integer
 
 from course.i18n import say
+from course.names import DEFAULT_LANGUAGE
 from grader.plugins.intake import SafeCollect
 from grader.shared import for_spreadsheet
 
@@ -123,7 +124,7 @@ def dated_in_future(timestamp):
     return timestamp > now + CLOCK_SLACK
 
 
-def explain(row, lang="en"):
+def explain(row, lang=DEFAULT_LANGUAGE):
     """A refusal (a row of `refusals`) in words."""
     return say(row["reason"], lang, student=row["student"], owner=row["owner"])
 

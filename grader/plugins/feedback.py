@@ -24,15 +24,14 @@ from pathlib import Path
 from nbconvert.exporters import HTMLExporter
 
 from course.i18n import say
-from course.names import known_language
+from grader.shared import notebook_language
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 def course_chrome(key, nb):
     """The feedback page's word `key` in `nb`'s language."""
-    lang = nb.get("metadata", {}).get("course", {}).get("lang", "en")
-    return say(key, known_language(lang))
+    return say(key, notebook_language(nb))
 
 
 class FeedbackExporter(HTMLExporter):

@@ -25,6 +25,7 @@ from nbgrader.plugins.zipcollect import ExtractorPlugin
 from nbgrader.utils import unzip
 
 from course.i18n import say
+from course.names import DEFAULT_LANGUAGE
 from grader.plugins.archives import ARCHIVE_SUFFIXES, member_refusal
 from grader.plugins.lms_collect import LmsCollector
 
@@ -55,7 +56,7 @@ def kind(mode):
     return "refused_other"
 
 
-def reason(key, lang="en", limit=MAX_SUBMISSION_BYTES):
+def reason(key, lang=DEFAULT_LANGUAGE, limit=MAX_SUBMISSION_BYTES):
     return say(key, lang, mib=limit // 1024 ** 2)
 
 

@@ -21,6 +21,8 @@ import math
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Float
 
+from grader.shared import course_folder
+
 DAY = 24 * 3600
 
 
@@ -64,7 +66,6 @@ def stamp_late(root, assignment, students, options=()):
     the gradebook), so that nbgrader's own late mechanism charges the first day's
     penalty. Returns the students stamped; refuses when no due date is set."""
     from datetime import timedelta
-    from pathlib import Path
 
     from nbgrader.api import MissingEntry
 
@@ -80,7 +81,7 @@ def stamp_late(root, assignment, students, options=()):
     stamp = (due + timedelta(seconds=1)).strftime("%Y-%m-%d %H:%M:%S.%f") + " UTC"
     stamped = []
     for student in students:
-        folder = Path(root) / "submitted" / student / assignment
+        folder = course_folder(root, "submitted", student, assignment)
         if folder.is_dir():
             (folder / "timestamp.txt").write_text(stamp)
             stamped.append(student)

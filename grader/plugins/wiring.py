@@ -28,6 +28,7 @@ from nbgrader.preprocessors import (
     SaveCells,
 )
 
+from course.names import PROJECT
 from grader.plugins.bonus import SaveBonus
 from grader.plugins.execute import GradingExecute
 from grader.plugins.feedback import configure_feedback
@@ -53,7 +54,7 @@ def configure(c):
         # escapes what it shows all the same (a gradebook filled by other means, an address)
         guard_gradebook()
         guard_formgrader()
-    c.CourseDirectory.course_id = "autograd-by-hand"
+    c.CourseDirectory.course_id = PROJECT
     # what a notebook writes next to itself when run (lab 01's report) is not handed out
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                                 "REPORT.md", "errors.csv", "manifest.json"]

@@ -35,13 +35,14 @@ from pathlib import Path
 import jwt
 import requests
 
+from course.names import PROJECT
 from grader.shared import for_spreadsheet, for_terminal
 
 SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
 LINEITEMS_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json"
-TAG = "autograd-by-hand"
+TAG = PROJECT
 PAUSES = (0.5, 1.0)  # seconds before the second and the third try
 TIMEOUT = 30
 

@@ -47,7 +47,7 @@ from course.names import unit_and_language
 from grader.config import gradebook, load_config
 from grader.plugins.late import penalty
 from grader.reports.report import pending
-from grader.shared import for_spreadsheet, for_terminal
+from grader.shared import course_folder, for_spreadsheet, for_terminal
 
 
 @dataclass
@@ -67,7 +67,7 @@ class UnitGrade:
 def released_units(root):
     """{unit: [its assignments]} from release/ (`UNIT-LANG` folders)."""
     found = {}
-    for folder in sorted((Path(root) / "release").iterdir()):
+    for folder in sorted(course_folder(root, "release").iterdir()):
         split = unit_and_language(folder.name)
         if folder.is_dir() and split:
             found.setdefault(split[0], []).append(folder.name)
@@ -75,7 +75,7 @@ def released_units(root):
 
 
 def graded(root, assignment, student):
-    return (Path(root) / "autograded" / student / assignment).is_dir()
+    return course_folder(root, "autograded", student, assignment).is_dir()
 
 
 def unit_grades(root, options=(), capped=True):
@@ -95,7 +95,7 @@ def unit_grades(root, options=(), capped=True):
                                  "one grade per unit needs the same maximum")
             maxima[unit] = maximum = tops.pop()
             for name, assignment in known.items():
-                handed_in = {p.parent.name for p in (Path(root) / "submitted").glob(f"*/{name}")}
+                handed_in = {p.parent.name for p in course_folder(root, "submitted").glob(f"*/{name}")}
                 for student in sorted(handed_in - {s for s in handed_in if graded(root, name, s)}):
                     problems.append((student, unit, f"{name} handed in but not graded"))
                 for submission in assignment.submissions:

@@ -34,15 +34,16 @@ import zmq
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
+from course.names import DISTRIBUTION
 from course.student import SEED_VARIABLE
 from grader.sandbox import kernel_caches, seccomp, warm_start
 from grader.sandbox.cgroups import PREFIX, KernelGroup, maker_is_gone
 from grader.sandbox.namespace_init import NamespaceInit
+from grader.sandbox.uids import NOBODY
 
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
 KERNEL_PACKAGES = ("course", "minigrad")  # what student code imports
 GRADER_PACKAGES = ("grader", "authoring")  # never visible to student code
-PROJECT = "autograd_by_hand"  # the installed distribution's name, as its dist-info folder spells it
 WORKDIR = "/submission"
 SUBMISSION_COPY = "/run/submission-files"  # read-only; copied into WORKDIR at start
 REAP_SECONDS = 20  # the longest a released sandbox's processes are waited for
@@ -102,8 +103,8 @@ def grader_copies(folders):
             for name in GRADER_PACKAGES:
                 if (entry / name).is_dir():
                     found.add((entry / name).resolve())
-            for record in [*entry.glob(f"{PROJECT}-*.dist-info"), *entry.glob(f"{PROJECT}-*.egg-info"),
-                           *entry.glob(f"{PROJECT}.egg-info")]:
+            for record in [*entry.glob(f"{DISTRIBUTION}-*.dist-info"), *entry.glob(f"{DISTRIBUTION}-*.egg-info"),
+                           *entry.glob(f"{DISTRIBUTION}.egg-info")]:
                 found.add(record.resolve())
     return sorted(path for path in found if any(_under(path, [root]) for root in folders))
 
@@ -127,7 +128,7 @@ class SandboxedKernelManager(AsyncKernelManager):
                                      "you); default: the grader's own cgroup.").tag(config=True)
     kernel_threads = Integer(1, help="Threads for numerical libraries in the kernel "
                                      "(concurrent kernels share the cores).").tag(config=True)
-    uid = Integer(65534, help="Run as root, the unprivileged user the kernel runs as "
+    uid = Integer(NOBODY, help="Run as root, the unprivileged user the kernel runs as "
                               "(default: nobody).").tag(config=True)
     warm_start = Bool(True, help="Fork each kernel from a process that has already imported "
                                  "ipykernel, numpy and torch, into the sandbox bubblewrap makes "
@@ -414,10 +415,10 @@ def remove_leftovers(cgroup_parent, tmp=None):
     return removed
 
 
-def describe_defences(sandbox, group, why_no_group, uid=65534):
+def describe_defences(sandbox, group, why_no_group, uid=NOBODY):
     if not sandbox:
         return "unsandboxed"
-    user = "nobody" if uid == 65534 else f"user id {uid}"  # grader/sandbox/uids.py: one per worker
+    user = "nobody" if uid == NOBODY else f"user id {uid}"  # grader/sandbox/uids.py: one per worker
     words = ["bubblewrap", f"as {user}" if os.geteuid() == 0 else "in a user namespace"]
     if group is not None:
         words.append(f"cgroup v{group.version} for memory and processes")

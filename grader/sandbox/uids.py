@@ -5,11 +5,14 @@ no account and no other grading has:
 - a run of `python -m grader grade` takes a block of SLOT_IDS_PER_RUN ids, one per worker slot:
   the first block whose lock file (in LOCKS, root's own folder) it can hold, so two runs at the
   same moment (two courses, two instructors) never share one; the lock goes with the process;
-- a Dask worker process (grader/plugins/worker.py) takes WORKER_UID_BASE plus its pid."""
+- a Dask worker process (grader/plugins/worker.py) takes WORKER_UID_BASE plus its pid.
+
+Otherwise (a cgroup each), a kernel graded as root runs as NOBODY."""
 import fcntl
 import pwd
 from pathlib import Path
 
+NOBODY = 65534  # the user `nobody`: a kernel's user as root, where a cgroup keeps kernels apart
 UID_BASE = 1_900_000_000
 SLOT_IDS_PER_RUN = 64  # the most worker slots one run gets ids for
 RUN_BLOCKS = 1024  # grading runs as root at the same moment on one machine
