@@ -13,8 +13,9 @@ home (a student's of a bounded size: classroom/homes.py), each person's password
 (STATE/passwords.csv, readable by root only), the students' environment (the handout only:
 classroom/student_env.py), the exchange (default /srv/nbgrader/exchange), the instructor's
 course folder, releases every assignment in its language's course, and starts JupyterHub on
-IP:PORT (default 127.0.0.1 and a free port below 1024, which only root can take), printing
-its URL. EXTRA.py is JupyterHub configuration read after the classroom's (another
+IP:PORT (default 127.0.0.1 and a free port below 1024, which only root can take), then checks,
+as a student, that the students' environment runs a server, a kernel and nbgrader, and prints
+the class's URL; a step that fails undoes those before it (START_STEPS). EXTRA.py is JupyterHub configuration read after the classroom's (another
 authenticator: docs/en/classroom.md); it is copied into the state folder. `start` on a state
 folder that holds a class starts its hub again and makes nothing anew. `start` refuses a
 port another process holds, and names that process. `stop` keeps everything (users, homes,
@@ -24,12 +25,14 @@ class's name (its prefix); `restore` makes the class again from such an archive.
 """
 import argparse
 import csv
+import dataclasses
 import grp
 import json
 import os
 import secrets
 import shutil
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from classroom import (
@@ -46,36 +49,25 @@ from classroom import backup as backups
 from classroom.auth import hashed
 from classroom.proxy import PortHeld
 from classroom.spawner import remove_groups
+from classroom.state import STATE_FILE, ClassState, Person, Settings
 from course.commands import Parser, positive
 from course.names import LANGUAGES, UNITS
 
-# the class's settings, kept in STATE/classroom.json; the defaults are measured
-# (docs/en/classroom.md: a student's server with lab 01's kernel running)
-SETTINGS = {"memory_mb": 2048, "cpus": 1.0, "processes": 256, "home_mb": 1024,
-            "instructor_memory_mb": 8192, "instructor_cpus": 2.0, "instructor_processes": 2048,
-            "cull_after": 3600, "ssl_cert": "", "ssl_key": ""}
-
-
-def load(state_folder):
-    path = Path(state_folder) / hub.STATE_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
-
-def save(state_folder, state):
-    path = Path(state_folder) / hub.STATE_FILE
-    path.write_text(json.dumps(state, indent=1), encoding="utf-8")
+STATE_FILES_MADE = (STATE_FILE, "passwords.csv", "password-hashes.json", "jupyterhub.sqlite",
+                    "jupyterhub_cookie_secret", "jupyterhub_config.py", "hub_config.py", "hub.pid",
+                    "proxy.pid", "proxy-token")  # what `start` writes in the state folder
 
 
 def chosen_settings(arguments, stored=None):
-    settings = dict(SETTINGS, **(stored or {}))
-    for name in SETTINGS:
-        if getattr(arguments, name, None) is not None:
-            settings[name] = getattr(arguments, name)
-    if bool(settings["ssl_cert"]) != bool(settings["ssl_key"]):
+    """The class's Settings: those kept (`stored`), or the defaults, changed by the flags given."""
+    settings = dataclasses.replace(stored or Settings(), **{
+        f.name: getattr(arguments, f.name) for f in dataclasses.fields(Settings)
+        if getattr(arguments, f.name, None) is not None})
+    if bool(settings.ssl_cert) != bool(settings.ssl_key):
         raise SystemExit("TLS needs both --ssl-cert and --ssl-key")
     for name in ("ssl_cert", "ssl_key"):
-        if settings[name]:
-            settings[name] = str(Path(settings[name]).resolve())
+        if getattr(settings, name):
+            setattr(settings, name, str(Path(getattr(settings, name)).resolve()))
     return settings
 
 
@@ -83,12 +75,33 @@ def start(arguments):
     if os.geteuid() != 0:
         raise SystemExit("classroom start makes system users and switches to them: run it as root")
     state_folder = Path(arguments.state).resolve()
-    state = load(state_folder)
+    state = ClassState.load(state_folder)
     if state is not None:
         return resume(state_folder, state, arguments)
     if not arguments.roster:
         raise SystemExit(f"no class in {state_folder}: give the roster to start one "
                          "(python -m classroom start ROSTER.csv)")
+    new = refuse_or_plan(arguments, state_folder)
+    state_folder.mkdir(parents=True, exist_ok=True)
+    state_folder.chmod(0o700)
+    new.state.hub_config = keep_hub_config(state_folder, arguments.hub_config)
+    new.state.save(state_folder)
+    run_steps(new, START_STEPS)
+    return announce(state_folder, new.state, "classroom running")
+
+
+@dataclass
+class NewClass:
+    """A class `start` is making: what its steps share."""
+    state_folder: Path
+    state: ClassState
+    people: list  # roster.Person, with names and ids (the state keeps logins only)
+    made: dict = field(default_factory=dict)  # login -> home
+
+
+def refuse_or_plan(arguments, state_folder):
+    """The class the arguments describe, or SystemExit naming why it cannot start: all that
+    `start` can find wrong before it makes anything."""
     try:
         people = roster.read(arguments.roster, arguments.prefix)
     except (OSError, roster.RosterError) as error:
@@ -101,7 +114,7 @@ def start(arguments):
         raise SystemExit(f"these users exist already: {', '.join(taken)}; choose another --prefix "
                          "(the classroom only removes users it made)")
     settings = chosen_settings(arguments)
-    lacking = settings["home_mb"] and homes.can_bound()
+    lacking = settings.home_mb and homes.can_bound()
     if lacking:
         raise SystemExit(f"students' homes cannot be bounded here: {lacking}. Start with --home-mb 0 to "
                          "leave them unbounded (docs/en/classroom.md)")
@@ -112,57 +125,129 @@ def start(arguments):
     if port >= hub.unprivileged_from():
         print(f"warning: any user may listen on port {port} while the class is stopped (ports below "
               f"{hub.unprivileged_from()} are root's); `start` then refuses it and names who holds it", flush=True)
-    state_folder.mkdir(parents=True, exist_ok=True)
-    state_folder.chmod(0o700)
-    exchange = Path(arguments.exchange).resolve()
-    units = arguments.units.split(",") if arguments.units else None
-    env = Path(arguments.student_env or f"/srv/classroom/{arguments.prefix}/student-env").resolve()
-    images = Path(arguments.homes or f"/srv/classroom/{arguments.prefix}/homes").resolve()
-    state = {"name": arguments.prefix, "ip": arguments.ip, "port": port,
-             "hub_port": hub.free_privileged_port("127.0.0.1", avoid={port}), "proxy": proxy,
-             "python": sys.executable, "exchange": str(exchange), "student_env": str(env), "homes": str(images),
-             "units": units, "staff_group": f"{arguments.prefix}-staff", "settings": settings,
-             "people": [{"login": p.login, "language": p.language, "role": p.role} for p in people],
-             "made_users": [], "checkout": checkout_access(), "steps_done": [],
-             "hub_config": keep_hub_config(state_folder, arguments.hub_config)}
-    save(state_folder, state)
+    state = ClassState(
+        name=arguments.prefix, ip=arguments.ip, port=port,
+        hub_port=hub.free_privileged_port("127.0.0.1", avoid={port}), proxy=proxy, python=sys.executable,
+        exchange=str(Path(arguments.exchange).resolve()),
+        student_env=str(Path(arguments.student_env or f"/srv/classroom/{arguments.prefix}/student-env").resolve()),
+        homes=str(Path(arguments.homes or f"/srv/classroom/{arguments.prefix}/homes").resolve()),
+        units=arguments.units.split(",") if arguments.units else None,
+        staff_group=f"{arguments.prefix}-staff", settings=settings,
+        people=[Person(p.login, p.language, p.role) for p in people], checkout=checkout_access())
+    return NewClass(state_folder, state, people)
+
+
+# ---- the steps of a new class: each returns what undoes it (None: nothing to undo) ----
+
+def make_accounts(new):
+    """The staff group, one user per roster row (a student's home bounded), their passwords."""
+    state = new.state
+    accounts.create_group(state.staff_group)
+    for person in new.people:
+        staff = [state.staff_group] if person.role == "instructor" else []
+        new.made[person.login] = accounts.create(person.login, groups=staff)
+        state.made_users.append(person.login)
+        state.save(new.state_folder)
+        if person.role == "student" and state.settings.home_mb:
+            homes.bound(person.login, state.settings.home_mb, state.homes)
+    write_passwords(new.state_folder, new.people, {p.login: secrets.token_urlsafe(9) for p in new.people})
+
+    def undo():  # users made seconds ago: nobody's work is in their homes yet
+        accounts.stop_processes(state.made_users)
+        for login in reversed(state.made_users):
+            if state.settings.home_mb:
+                homes.unmount(login, state.homes)
+            accounts.remove(login)
+        accounts.remove_group(state.staff_group)
+    return undo
+
+
+def hide_the_checkout(new):
+    hide_checkout(new.state.staff_group)
+    return lambda: restore_checkout(new.state.checkout)
+
+
+def make_students_environment(new):
+    """The students' environment (unless one is there: it is kept), its nbgrader settings and kernel."""
+    env = Path(new.state.student_env)
+    made = not env.exists()
+    if made:
+        env.parent.mkdir(parents=True, exist_ok=True)
+        print(f"making the students' environment in {env} ...", flush=True)
+        student_env.build(env)
+    student_env.write_nbgrader_config(env, Path(new.state.exchange))
+    kernels.write_spec(env)
+    return (lambda: backups.remove_tree(env)) if made else None
+
+
+def release_the_course(new):
+    """The exchange, the instructor's course folder, everyone's settings; every assignment released."""
+    state, exchange = new.state, Path(new.state.exchange)
+    courses = [exchange / course.course_id(language) for language in LANGUAGES]
+    there = {folder for folder in courses if folder.exists()}
+    course.make_exchange(exchange)
+    instructor = next(p for p in new.people if p.role == "instructor")
+    folder = course.set_up(instructor.login, new.made[instructor.login], exchange)
+    for person in new.people:
+        accounts.write_settings(person, new.made[person.login], exchange, course.course_id(person.language),
+                                folder if person is instructor else None)
+    names = course.assignments(state.units)
+    print(f"releasing {', '.join(names)} as {instructor.login} ...", flush=True)
+
+    def undo():  # the courses this start made in the exchange (the course folder goes with its home)
+        for made in set(courses) - there:
+            backups.remove_tree(made)
     try:
-        accounts.create_group(state["staff_group"])
-        made = {}
-        for person in people:
-            staff = [state["staff_group"]] if person.role == "instructor" else []
-            made[person.login] = accounts.create(person.login, groups=staff)
-            state["made_users"].append(person.login)
-            save(state_folder, state)
-            if person.role == "student" and settings["home_mb"]:
-                homes.bound(person.login, settings["home_mb"], images)
-        passwords = {p.login: secrets.token_urlsafe(9) for p in people}
-        write_passwords(state_folder, people, passwords)
-        hide_checkout(state["staff_group"])
-        if not env.exists():
-            env.parent.mkdir(parents=True, exist_ok=True)
-            print(f"making the students' environment in {env} ...", flush=True)
-            student_env.build(env)
-        student_env.write_nbgrader_config(env, exchange)
-        kernels.write_spec(env)
-        course.make_exchange(exchange)
-        instructor = next(p for p in people if p.role == "instructor")
-        folder = course.set_up(instructor.login, made[instructor.login], exchange)
-        for person in people:
-            accounts.write_settings(person, made[person.login], exchange, course.course_id(person.language),
-                                    folder if person is instructor else None)
-        names = course.assignments(units)
-        print(f"releasing {', '.join(names)} as {instructor.login} ...", flush=True)
         course.release(instructor.login, folder, names)
-        state["course_folder"] = str(folder)
-        save(state_folder, state)
-        hub.start(state_folder, state_folder / "hub.log")
     except BaseException:
-        print("start failed: stopping what runs (nothing is removed; `python -m classroom remove "
-              f"--state {state_folder}` removes it, after a backup)", file=sys.stderr)
-        stop_classroom(state_folder)
+        undo()
         raise
-    return announce(state_folder, state, "classroom running")
+    state.course_folder = str(folder)
+    state.save(new.state_folder)
+    return undo
+
+
+def start_the_hub(new):
+    hub.start(new.state_folder, new.state_folder / "hub.log")
+    return lambda: stop_classroom(new.state_folder)
+
+
+def check_students_environment(new):
+    """A student's server can start: the environment runs jupyterhub-singleuser, a kernel
+    of the class importing the course, and nbgrader, as a student of the class."""
+    student = next((p.login for p in new.people if p.role == "student"), None)
+    problems = student_env.check(new.state.student_env, student)
+    if problems:
+        raise SystemExit(f"the students' environment {new.state.student_env} cannot run a student's "
+                         "server (every student would get an error at spawn):\n  " + "\n  ".join(problems)
+                         + "\nmake it from an environment where `pip install -r requirements.txt` installed "
+                           "everything (not through a .pth file), or remove it to have it made again")
+
+
+START_STEPS = (make_accounts, hide_the_checkout, make_students_environment, release_the_course,
+               start_the_hub, check_students_environment)
+
+
+def run_steps(new, steps):
+    """Each step in turn; when one fails (Ctrl-C too), what the steps before it made is undone,
+    last first, and the state folder's files of the class removed: `start ROSTER` can run again."""
+    undo = []
+    for step in steps:
+        try:
+            undo.append((step.__name__, step(new)))
+        except BaseException as error:
+            print(f"start failed at {step.__name__.replace('_', ' ')}: {error or type(error).__name__}; "
+                  "undoing what it made ...", file=sys.stderr, flush=True)
+            for name, undone in reversed(undo):
+                if undone is None:
+                    continue
+                try:
+                    undone()
+                except Exception as problem:  # noqa: BLE001 - undo the rest; say what stayed
+                    print(f"  could not undo {name.replace('_', ' ')}: {problem}", file=sys.stderr)
+            for name in STATE_FILES_MADE:
+                (new.state_folder / name).unlink(missing_ok=True)
+            raise
 
 
 def keep_hub_config(state_folder, path):
@@ -182,18 +267,18 @@ def resume(state_folder, state, arguments):
     pid = hub.running_hub(state_folder)
     if pid:
         return announce(state_folder, state, f"classroom already running (hub pid {pid})")
-    missing = [login for login in state["made_users"] if not accounts.exists(login)]
+    missing = [login for login in state.made_users if not accounts.exists(login)]
     if missing:
         raise SystemExit(f"these users of the class are gone: {', '.join(missing)}; restore them "
                          "from the backup (docs/en/operations.md) before resuming")
-    state["settings"] = chosen_settings(arguments, state.get("settings"))
-    if state["hub_port"] >= hub.unprivileged_from():  # a class started before the hub's port was root's
-        state["hub_port"] = hub.free_privileged_port("127.0.0.1", avoid={state["port"]})
-    save(state_folder, state)
-    hide_checkout(state["staff_group"])
-    kernels.write_spec(state["student_env"])
+    state.settings = chosen_settings(arguments, state.settings)
+    if state.hub_port >= hub.unprivileged_from():  # a class started before the hub's port was root's
+        state.hub_port = hub.free_privileged_port("127.0.0.1", avoid={state.port})
+    state.save(state_folder)
+    hide_checkout(state.staff_group)
+    kernels.write_spec(state.student_env)
     mount_homes(state)  # after a reboot: before any server writes into a home
-    for what in hub.stop_services(hub.load_state(state_folder)):  # a killed hub's (its proxy is kept)
+    for what in hub.stop_services(state):  # a killed hub's (its proxy is kept)
         print("stopped", what)
     try:
         hub.start(state_folder, state_folder / "hub.log")
@@ -203,18 +288,18 @@ def resume(state_folder, state, arguments):
 
 
 def mount_homes(state):
-    for person in state["people"]:
-        if person["role"] == "student" and state["settings"].get("home_mb") and state.get("homes"):
-            homes.mount(person["login"], state["homes"])
+    for person in state.students:
+        if state.settings.home_mb and state.homes:
+            homes.mount(person.login, state.homes)
 
 
 def announce(state_folder, state, what):
-    scheme = "https" if state["settings"].get("ssl_cert") else "http"
-    url = f"{scheme}://{state['ip']}:{state['port']}/"
+    scheme = "https" if state.settings.ssl_cert else "http"
+    url = f"{scheme}://{state.ip}:{state.port}/"
     print(f"{what}: {url}\n"
           f"  logins and passwords: {state_folder / 'passwords.csv'} (hand each person theirs)\n"
-          f"  course folder: {state.get('course_folder')}, formgrader in the Nbgrader menu\n"
-          f"  exchange: {state['exchange']}; servers' logs: {state_folder / 'logs'}\n"
+          f"  course folder: {state.course_folder}, formgrader in the Nbgrader menu\n"
+          f"  exchange: {state.exchange}; servers' logs: {state_folder / 'logs'}\n"
           f"  stop: python -m classroom stop --state {state_folder} (keeps everything)", flush=True)
     return url
 
@@ -230,6 +315,13 @@ def hide_checkout(staff_group):
     class's instructors only: students run from their own environment, never from it."""
     os.chown(course.ROOT, -1, grp.getgrnam(staff_group).gr_gid)
     course.ROOT.chmod(0o750)
+
+
+def restore_checkout(before):
+    """The checkout's group and mode as `checkout_access` found them."""
+    if before:
+        os.chown(course.ROOT, -1, before["gid"])
+        course.ROOT.chmod(before["mode"])
 
 
 def write_passwords(state_folder, people, passwords):
@@ -250,14 +342,14 @@ def stop_classroom(state_folder):
     """Stop the hub, the proxy and every server of the class, and remove the servers'
     control groups; remove nothing else."""
     state_folder = Path(state_folder).resolve()
-    state = load(state_folder)
+    state = ClassState.load(state_folder)
     if state is None:
         raise SystemExit(f"no classroom in {state_folder} (nothing to stop)")
     for what in hub.stop(state_folder):
         print("stopped", what)
-    for login in accounts.stop_processes(state["made_users"]):
+    for login in accounts.stop_processes(state.made_users):
         print("stopped the server of", login)
-    removed = remove_groups(state["made_users"])
+    removed = remove_groups(state.made_users)
     if removed:
         print(f"removed the servers' {len(removed)} control groups")
     print(f"stopped; everything is kept. Start again: python -m classroom start --state {state_folder}")
@@ -266,7 +358,7 @@ def stop_classroom(state_folder):
 def backup_classroom(state_folder, target=None):
     """One archive of the class; a running class is stopped for it, then started again."""
     state_folder = Path(state_folder).resolve()
-    state = load(state_folder)
+    state = ClassState.load(state_folder)
     if state is None:
         raise SystemExit(f"no classroom in {state_folder} (nothing to back up)")
     running = hub.running_hub(state_folder)
@@ -281,10 +373,10 @@ def backup_classroom(state_folder, target=None):
 
 def remove_classroom(state_folder, confirm=None, backup=None):
     state_folder = Path(state_folder).resolve()
-    state = load(state_folder)
+    state = ClassState.load(state_folder)
     if state is None:
         raise SystemExit(f"no classroom in {state_folder} (nothing to remove)")
-    name = state["name"]
+    name = state.name
     if confirm is None:
         confirm = input(f"This removes the class {name!r}: its users and their homes, the exchange's "
                         f"courses, the course folder and the gradebook (after one backup archive).\n"
@@ -299,23 +391,18 @@ def remove_classroom(state_folder, confirm=None, backup=None):
     if outside:
         print(f"removed {len(outside)} files of the class's users outside their homes (kept in the backup): "
               + ", ".join(map(str, outside[:10])) + (", ..." if len(outside) > 10 else ""))
-    for login in state["made_users"]:
-        if state.get("homes"):
-            homes.unmount(login, state["homes"])
+    for login in state.made_users:
+        if state.homes:
+            homes.unmount(login, state.homes)
         accounts.remove(login)
         print("removed user", login, "and their home")
-    exchange = Path(state["exchange"])
+    exchange = Path(state.exchange)
     for language in LANGUAGES:
         backups.remove_tree(exchange / course.course_id(language))
-    accounts.remove_group(state["staff_group"])
-    before = state.get("checkout")
-    if before:
-        os.chown(course.ROOT, -1, before["gid"])
-        course.ROOT.chmod(before["mode"])
-    backups.remove_tree(Path(state["student_env"]))
-    for name in (hub.STATE_FILE, "passwords.csv", "password-hashes.json", "jupyterhub.sqlite",
-                 "jupyterhub_cookie_secret", "jupyterhub_config.py", "hub_config.py", "hub.pid", "proxy.pid",
-                 "proxy-token"):
+    accounts.remove_group(state.staff_group)
+    restore_checkout(state.checkout)
+    backups.remove_tree(Path(state.student_env))
+    for name in STATE_FILES_MADE:
         (state_folder / name).unlink(missing_ok=True)
     print(f"removed; the backup {archive} and the hub's log stay in {state_folder}")
     return archive
@@ -333,45 +420,45 @@ def restore_classroom(archive, state_folder=None):
     except (OSError, ValueError) as error:
         raise SystemExit(f"restore: {error}") from None
     state_folder = Path(state_folder).resolve() if state_folder else recorded
-    if load(state_folder) is not None:
+    if ClassState.load(state_folder) is not None:
         raise SystemExit(f"{state_folder} holds a class already: restore into a folder without one")
-    taken = [login for login in state["made_users"] if accounts.exists(login)]
+    taken = [login for login in state.made_users if accounts.exists(login)]
     if taken:
         raise SystemExit(f"these users exist already: {', '.join(taken)}; `restore` makes a removed class "
                          "again (into a class that exists: docs/en/operations.md)")
-    settings = state["settings"]
-    lacking = settings.get("home_mb") and homes.can_bound()
+    settings = state.settings
+    lacking = settings.home_mb and homes.can_bound()
     if lacking:
         raise SystemExit(f"students' homes cannot be bounded here: {lacking}")
     state_folder.mkdir(parents=True, exist_ok=True)
     state_folder.chmod(0o700)
-    accounts.create_group(state["staff_group"])
-    for person in state["people"]:
-        staff = [state["staff_group"]] if person["role"] == "instructor" else []
-        accounts.create(person["login"], groups=staff)
-        if person["role"] == "student" and settings.get("home_mb"):
-            homes.bound(person["login"], settings["home_mb"], state["homes"])
-        print("made user", person["login"])
-    env = Path(state["student_env"])
+    accounts.create_group(state.staff_group)
+    for person in state.people:
+        staff = [state.staff_group] if person.role == "instructor" else []
+        accounts.create(person.login, groups=staff)
+        if person.role == "student" and settings.home_mb:
+            homes.bound(person.login, settings.home_mb, state.homes)
+        print("made user", person.login)
+    env = Path(state.student_env)
     if not env.exists():
         env.parent.mkdir(parents=True, exist_ok=True)
         print(f"making the students' environment in {env} ...", flush=True)
         student_env.build(env)
-    student_env.write_nbgrader_config(env, Path(state["exchange"]))
+    student_env.write_nbgrader_config(env, Path(state.exchange))
     kernels.write_spec(env)
-    course.make_exchange(Path(state["exchange"]))
+    course.make_exchange(Path(state.exchange))
     backups.extract(archive)
     if state_folder != recorded:  # the archive's state files, into the folder asked for
         for name in backups.STATE_FILES:
             if (recorded / name).exists():
                 shutil.move(recorded / name, state_folder / name)
-        state = load(state_folder)
-        if state.get("hub_config"):
-            state["hub_config"] = str(state_folder / "hub_config.py")
-    state["checkout"] = checkout_access()
-    save(state_folder, state)
-    hide_checkout(state["staff_group"])
-    print(f"restored the class {state['name']!r} from {archive}. Start it: "
+        state = ClassState.load(state_folder)
+        if state.hub_config:
+            state.hub_config = str(state_folder / "hub_config.py")
+    state.checkout = checkout_access()
+    state.save(state_folder)
+    hide_checkout(state.staff_group)
+    print(f"restored the class {state.name!r} from {archive}. Start it: "
           f"python -m classroom start --state {state_folder}")
     return state_folder
 
@@ -381,6 +468,9 @@ def port(text):
     if not 0 <= value <= 65535:
         raise ValueError(text)
     return value
+
+
+DEFAULTS = Settings()
 
 
 def parser():
@@ -402,22 +492,22 @@ def parser():
     begin.add_argument("--ssl-cert", help="TLS certificate, e.g. certbot's fullchain.pem (default: none, plain HTTP)")
     begin.add_argument("--ssl-key", help="its private key, certbot's privkey.pem (default: none)")
     begin.add_argument("--memory-mb", type=positive(int),
-                       help=f"memory per student, in MB (default: {SETTINGS['memory_mb']})")
-    begin.add_argument("--cpus", type=positive(float), help=f"CPUs per student (default: {SETTINGS['cpus']})")
+                       help=f"memory per student, in MB (default: {DEFAULTS.memory_mb})")
+    begin.add_argument("--cpus", type=positive(float), help=f"CPUs per student (default: {DEFAULTS.cpus})")
     begin.add_argument("--processes", type=positive(int),
-                       help=f"processes per student (default: {SETTINGS['processes']})")
+                       help=f"processes per student (default: {DEFAULTS.processes})")
     begin.add_argument("--home-mb", type=int,
-                       help=f"the size of each student's home, in MB (default: {SETTINGS['home_mb']}; 0: unbounded)")
+                       help=f"the size of each student's home, in MB (default: {DEFAULTS.home_mb}; 0: unbounded)")
     begin.add_argument("--homes", default="",
                        help="where the students' home images go (default: /srv/classroom/PREFIX/homes)")
     begin.add_argument("--instructor-memory-mb", type=positive(int),
-                       help=f"memory per instructor, in MB (default: {SETTINGS['instructor_memory_mb']})")
+                       help=f"memory per instructor, in MB (default: {DEFAULTS.instructor_memory_mb})")
     begin.add_argument("--instructor-cpus", type=positive(float),
-                       help=f"CPUs per instructor (default: {SETTINGS['instructor_cpus']})")
+                       help=f"CPUs per instructor (default: {DEFAULTS.instructor_cpus})")
     begin.add_argument("--instructor-processes", type=positive(int),
-                       help=f"processes per instructor (default: {SETTINGS['instructor_processes']})")
+                       help=f"processes per instructor (default: {DEFAULTS.instructor_processes})")
     begin.add_argument("--cull-after", type=positive(int),
-                       help=f"seconds idle before a server is stopped (default: {SETTINGS['cull_after']})")
+                       help=f"seconds idle before a server is stopped (default: {DEFAULTS.cull_after})")
     begin.add_argument("--units", default="",
                        help=f"comma-separated units to release, of {', '.join(UNITS)} (default: all)")
     begin.add_argument("--hub-config", default="",

@@ -20,16 +20,17 @@ import time
 from pathlib import Path
 
 from classroom import course
+from classroom.state import STATE_FILE, ClassState
 from course.names import LANGUAGES
 
-STATE_FILES = ("classroom.json", "passwords.csv", "password-hashes.json", "jupyterhub.sqlite", "hub_config.py")
+STATE_FILES = (STATE_FILE, "passwords.csv", "password-hashes.json", "jupyterhub.sqlite", "hub_config.py")
 # file systems where files of the class's users may lie (not /proc, /sys, the cgroups...)
 DISKS = {"ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "f2fs", "jfs", "reiserfs", "tmpfs", "overlay", "nfs", "nfs4"}
 
 
 def homes(state):
     found = []
-    for login in state["made_users"]:
+    for login in state.made_users:
         try:
             found.append(Path(pwd.getpwnam(login).pw_dir))
         except KeyError:
@@ -38,7 +39,7 @@ def homes(state):
 
 
 def exchange_courses(state):
-    return [Path(state["exchange"]) / course.course_id(language) for language in LANGUAGES]
+    return [Path(state.exchange) / course.course_id(language) for language in LANGUAGES]
 
 
 def mount_points():
@@ -63,7 +64,7 @@ def files_outside(state, skip=()):
     """Files and folders owned by the class's users that are outside their homes and the
     exchange's courses (in /tmp, /var/tmp, /dev/shm, the exchange's root...), deepest last."""
     uids = set()
-    for login in state["made_users"]:
+    for login in state.made_users:
         try:
             uids.add(pwd.getpwnam(login).pw_uid)
         except KeyError:
@@ -85,7 +86,7 @@ def files_outside(state, skip=()):
 def write(state_folder, state, target=None, outside=()):
     """The archive's path; it is read back entirely before this returns."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    target = Path(target or Path(state_folder) / f"backup-{state['name']}-{stamp}.tar.gz").resolve()
+    target = Path(target or Path(state_folder) / f"backup-{state.name}-{stamp}.tar.gz").resolve()
     target.touch(mode=0o600, exist_ok=False)
     with tarfile.open(target, "w:gz") as archive:
         for home in homes(state):
@@ -120,12 +121,13 @@ def remove_outside(paths):
 
 
 def state_in(archive):
-    """(the state folder the archive was made from, its classroom.json) of `archive`."""
+    """(the state folder the archive was made from, its ClassState) of `archive`."""
     with tarfile.open(archive, "r:*") as opened:
         for member in opened.getmembers():
-            if member.isfile() and Path(member.name).name == "classroom.json":
-                return Path("/") / Path(member.name).parent, json.load(opened.extractfile(member))
-    raise ValueError(f"{archive} holds no classroom.json: it is not a class's backup")
+            if member.isfile() and Path(member.name).name == STATE_FILE:
+                state = ClassState.from_json(json.load(opened.extractfile(member)))
+                return Path("/") / Path(member.name).parent, state
+    raise ValueError(f"{archive} holds no {STATE_FILE}: it is not a class's backup")
 
 
 def extract(archive):

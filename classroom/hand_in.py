@@ -33,6 +33,7 @@ from pathlib import Path
 
 from classroom.course import course_id
 from classroom.processes import user_name
+from classroom.state import ClassState
 from course.exchange import SUBMISSION_MODE
 from course.i18n import say
 from course.names import LANGUAGES
@@ -175,7 +176,7 @@ def complete(folder, info):
 
 
 def inbound_folders(state):
-    return {lang: Path(state["exchange"]) / course_id(lang) / "inbound" for lang in LANGUAGES}
+    return {lang: Path(state.exchange) / course_id(lang) / "inbound" for lang in LANGUAGES}
 
 
 def main(argv=None):
@@ -183,7 +184,9 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--state", required=True, help="the class's state folder")
     arguments = parser.parse_args(argv)
-    state = json.loads((Path(arguments.state) / "classroom.json").read_text(encoding="utf-8"))
+    state = ClassState.load(arguments.state)
+    if state is None:
+        raise SystemExit(f"no classroom in {arguments.state}")
     seen = {}
     while True:
         for lang, inbound in inbound_folders(state).items():

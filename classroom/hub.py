@@ -10,7 +10,6 @@ below 1024, which only root can take, and the proxy's API a socket in the state 
 student process can stand in for either while the hub restarts. docs/en/classroom.md gives
 the settings for a real server (TLS, the university's authenticator).
 """
-import json
 import os
 import pwd
 import random
@@ -29,9 +28,9 @@ from classroom import processes
 from classroom.course import course_id
 from classroom.kernels import SPEC_FOLDER
 from classroom.proxy import PortHeld, running_proxy
+from classroom.state import ClassState
 from course.names import DEFAULT_LANGUAGE
 
-STATE_FILE = "classroom.json"
 PROXY = "configurable-http-proxy"
 CULLER = "idle-culler"  # the hub's service that stops idle servers
 HAND_IN = "hand-in"  # the hub's service that freezes each submission (classroom/hand_in.py)
@@ -85,22 +84,22 @@ def proxy_token(state_folder):
 def configure(c, state_folder):
     """Called from the state folder's jupyterhub_config.py."""
     state_folder = Path(state_folder)
-    state = json.loads((state_folder / STATE_FILE).read_text(encoding="utf-8"))
-    bin_folder = Path(state["python"]).parent
-    settings = state["settings"]
-    c.JupyterHub.ip = state["ip"]
-    c.JupyterHub.port = state["port"]
-    if settings.get("ssl_cert"):
-        c.JupyterHub.ssl_cert = settings["ssl_cert"]
-        c.JupyterHub.ssl_key = settings["ssl_key"]
+    state = ClassState.load(state_folder)
+    bin_folder = Path(state.python).parent
+    settings = state.settings
+    c.JupyterHub.ip = state.ip
+    c.JupyterHub.port = state.port
+    if settings.ssl_cert:
+        c.JupyterHub.ssl_cert = settings.ssl_cert
+        c.JupyterHub.ssl_key = settings.ssl_key
     c.JupyterHub.hub_ip = "127.0.0.1"
-    c.JupyterHub.hub_port = state["hub_port"]
+    c.JupyterHub.hub_port = state.hub_port
     c.JupyterHub.proxy_class = "classroom.proxy.ClassroomProxy"
     c.ConfigurableHTTPProxy.api_url = "http+unix://" + quote(api_socket(state_folder), safe="")
     c.ConfigurableHTTPProxy.auth_token = proxy_token(state_folder)
     # a client's X-Real-Ip would override the address the proxy adds to X-Forwarded-For, in
     # every request the hub handles: the proxy replaces it with one that names no address
-    c.ConfigurableHTTPProxy.command = [state["proxy"], "--custom-header", "x-real-ip:"]
+    c.ConfigurableHTTPProxy.command = [state.proxy, "--custom-header", "x-real-ip:"]
     c.ConfigurableHTTPProxy.pid_file = str(state_folder / "proxy.pid")
     c.JupyterHub.pid_file = str(state_folder / "hub.pid")
     c.JupyterHub.db_url = f"sqlite:///{state_folder / 'jupyterhub.sqlite'}"
@@ -110,28 +109,27 @@ def configure(c, state_folder):
     c.JupyterHub.cleanup_servers = False
     c.JupyterHub.authenticator_class = "classroom.auth.RosterAuthenticator"
     c.RosterAuthenticator.hashes_file = str(state_folder / "password-hashes.json")
-    people = state["people"]
-    c.Authenticator.allowed_users = {p["login"] for p in people}
-    c.Authenticator.admin_users = {p["login"] for p in people if p["role"] == "instructor"}
+    c.Authenticator.allowed_users = {p.login for p in state.people}
+    c.Authenticator.admin_users = {p.login for p in state.instructors}
     c.JupyterHub.spawner_class = "classroom.spawner.ClassroomSpawner"
-    c.ClassroomSpawner.students = {p["login"]: p["language"] for p in people if p["role"] == "student"}
-    c.ClassroomSpawner.student_env = state["student_env"]
-    c.ClassroomSpawner.memory_mb = settings["memory_mb"]
-    c.ClassroomSpawner.cpus = settings["cpus"]
-    c.ClassroomSpawner.max_processes = settings["processes"]
-    c.ClassroomSpawner.instructor_memory_mb = settings["instructor_memory_mb"]
-    c.ClassroomSpawner.instructor_cpus = settings["instructor_cpus"]
-    c.ClassroomSpawner.instructor_processes = settings["instructor_processes"]
-    c.ClassroomSpawner.instructor_python = state["python"]
+    c.ClassroomSpawner.students = {p.login: p.language for p in state.students}
+    c.ClassroomSpawner.student_env = state.student_env
+    c.ClassroomSpawner.memory_mb = settings.memory_mb
+    c.ClassroomSpawner.cpus = settings.cpus
+    c.ClassroomSpawner.max_processes = settings.processes
+    c.ClassroomSpawner.instructor_memory_mb = settings.instructor_memory_mb
+    c.ClassroomSpawner.instructor_cpus = settings.instructor_cpus
+    c.ClassroomSpawner.instructor_processes = settings.instructor_processes
+    c.ClassroomSpawner.instructor_python = state.python
     c.ClassroomSpawner.log_folder = str(state_folder / "logs")
-    c.ClassroomSpawner.shared_paths = {state["exchange"]: "rw", state["student_env"]: "ro"}
+    c.ClassroomSpawner.shared_paths = {state.exchange: "rw", state.student_env: "ro"}
     # kernels talk to their server over sockets in its private /tmp, never on loopback TCP
     c.Spawner.args = ["--KernelManager.transport=ipc"]
     c.Spawner.default_url = "/lab"
     c.Spawner.notebook_dir = "~"
     c.Spawner.start_timeout = 180
     c.Spawner.http_timeout = 180
-    students_config = str(Path(state["student_env"]) / "etc" / "jupyter")
+    students_config = str(Path(state.student_env) / "etc" / "jupyter")
     c.Spawner.environment = {
         "PATH": lambda spawner: f"{spawner_bin(spawner, bin_folder)}:/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
@@ -143,14 +141,14 @@ def configure(c, state_folder):
         "JUPYTERLAB_WORKSPACES_DIR": lambda spawner: str(home_of(spawner) / ".jupyter/lab/workspaces"),
         "CLASSROOM_COURSE_ID": lambda spawner: course_id(spawner.students.get(spawner.user.name, DEFAULT_LANGUAGE)),
         # the class's kernel (classroom/kernels.py), found before ipykernel's own
-        "JUPYTER_PATH": str(Path(state["student_env"]) / SPEC_FOLDER),
+        "JUPYTER_PATH": str(Path(state.student_env) / SPEC_FOLDER),
     }
-    python = state["python"]
+    python = state.python
     # the culler's rounds and the hub's activity updates every tenth of the idle time (10 s to
     # 5 min): a server is stopped at most a fifth late, and both are cheap requests
     every = max(10, min(300, settings["cull_after"] // 10))
     c.JupyterHub.services = [
-        {"name": CULLER, "command": [python, "-m", "jupyterhub_idle_culler", f"--timeout={settings['cull_after']}",
+        {"name": CULLER, "command": [python, "-m", "jupyterhub_idle_culler", f"--timeout={settings.cull_after}",
                                      f"--cull-every={every}"]},
         {"name": HAND_IN, "command": [python, "-m", "classroom.hand_in", "--state", str(state_folder)]}]
     c.JupyterHub.load_roles = [{"name": CULLER, "services": [CULLER], "scopes": [
@@ -172,8 +170,8 @@ def check_ports(state_folder, state):
     """Refuse (PortHeld, naming the holder) when another process than the class's own
     listens on the class's public port or on the hub's port."""
     proxy = running_proxy(state_folder / "proxy.pid", api_socket(state_folder))
-    for port, ip, what, ours in ((state["port"], state["ip"], "the class's address", proxy),
-                                 (state["hub_port"], "127.0.0.1", "the hub's own port", None)):
+    for port, ip, what, ours in ((state.port, state.ip, "the class's address", proxy),
+                                 (state.hub_port, "127.0.0.1", "the hub's own port", None)):
         others = [h for h in processes.holders(port, ip) if h["pid"] is None or h["pid"] != ours]
         if others:
             raise PortHeld(f"port {port} ({what}) is held by {processes.describe(others[0])}: the class "
@@ -190,11 +188,11 @@ def start(state_folder, log_to):
     the proxy holds the public port and the hub its own, and it answers; else PortHeld or
     RuntimeError."""
     state_folder = Path(state_folder)
-    state = json.loads((state_folder / STATE_FILE).read_text(encoding="utf-8"))
+    state = ClassState.load(state_folder)
     check_ports(state_folder, state)
     config = state_folder / "jupyterhub_config.py"
-    extra = (f"load_subconfig({state['hub_config']!r})  # noqa: F821 (your settings, read last)\n"
-             if state.get("hub_config") else "")
+    extra = (f"load_subconfig({state.hub_config!r})  # noqa: F821 (your settings, read last)\n"
+             if state.hub_config else "")
     config.write_text("from classroom.hub import configure\n\n"
                       f"configure(get_config(), {str(state_folder)!r})  # noqa: F821\n" + extra,
                       encoding="utf-8")
@@ -205,15 +203,15 @@ def start(state_folder, log_to):
         hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
                                cwd=state_folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)
-    url = f"http://{state['ip']}:{state['port']}/hub/api/"
+    url = f"http://{state.ip}:{state.port}/hub/api/"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if hub.poll() is not None:
             raise RuntimeError(f"JupyterHub exited ({hub.returncode}); its log: {log_to}")
         proxy = running_proxy(state_folder / "proxy.pid", api_socket(state_folder))
         # nothing is asked of the public port until the class's own processes hold both ports
-        if proxy and listened_by(state["port"], state["ip"]) == [proxy] and \
-                listened_by(state["hub_port"], "127.0.0.1") == [hub.pid]:
+        if proxy and listened_by(state.port, state.ip) == [proxy] and \
+                listened_by(state.hub_port, "127.0.0.1") == [hub.pid]:
             try:
                 urllib.request.urlopen(url, timeout=2)
                 return hub.pid
@@ -221,8 +219,8 @@ def start(state_folder, log_to):
                 pass
         time.sleep(0.5)
     hub.terminate()
-    held = processes.holders(state["port"], state["ip"])
-    raise RuntimeError(f"JupyterHub did not answer at {url} within 120 s (port {state['port']}: "
+    held = processes.holders(state.port, state.ip)
+    raise RuntimeError(f"JupyterHub did not answer at {url} within 120 s (port {state.port}: "
                        f"{', '.join(processes.describe(h) for h in held) or 'nobody listens'}); its log: {log_to}")
 
 
@@ -255,16 +253,12 @@ def stop_pid(pid, word, seconds=30):
     return True
 
 
-def load_state(state_folder):
-    return json.loads((Path(state_folder) / STATE_FILE).read_text(encoding="utf-8"))
-
-
 def stop(state_folder):
     """Stop the hub, then the proxy and the hub's services, by PID (each checked to be this
     class's, not a reused PID); the servers are stopped by the caller (they outlive the hub
     on purpose)."""
     state_folder = Path(state_folder)
-    state = load_state(state_folder)
+    state = ClassState.load(state_folder)
     stopped = []
     pid = running_hub(state_folder)
     if pid and stop_pid(pid, str(state_folder / "jupyterhub_config.py")):
@@ -289,7 +283,7 @@ def leftover_services(state):
     stops its services when it stops, but one killed (SIGKILL, the OOM killer) leaves them
     running, with the settings of then. Each is root's and known by its service name and
     its hub's address."""
-    api = f"JUPYTERHUB_API_URL=http://127.0.0.1:{state['hub_port']}/hub/api".encode()
+    api = f"JUPYTERHUB_API_URL=http://127.0.0.1:{state.hub_port}/hub/api".encode()
     found = []
     for entry in Path("/proc").iterdir():
         try:

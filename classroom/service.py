@@ -6,11 +6,10 @@ with `classroom stop` (which keeps everything).
 writes DIR/classroom-NAME.service and says how to install it. Stopping the unit stops the
 servers too; restarting the hub alone (a crash) leaves them running (KillMode=process).
 """
-import json
 import sys
 from pathlib import Path
 
-from classroom import hub
+from classroom.state import ClassState
 
 # Delegate: on cgroup v2 the hub makes each student's group under the unit's own
 # cgroup (classroom/spawner.py); systemd then leaves that part of the tree to it.
@@ -39,18 +38,18 @@ def systemd_runs():
     return Path("/run/systemd/system").is_dir()
 
 
-def unit_text(state_folder, state, python=sys.executable):
-    return UNIT.format(name=state["name"], state=Path(state_folder).resolve(), python=python)
+def unit_text(state_folder, name, python=sys.executable):
+    """The unit of the class `name` kept in `state_folder`."""
+    return UNIT.format(name=name, state=Path(state_folder).resolve(), python=python)
 
 
 def write_unit(state_folder):
     state_folder = Path(state_folder).resolve()
-    path = state_folder / hub.STATE_FILE
-    if not path.exists():
+    state = ClassState.load(state_folder)
+    if state is None:
         raise SystemExit(f"no classroom in {state_folder}: start one first")
-    state = json.loads(path.read_text(encoding="utf-8"))
-    unit = state_folder / f"classroom-{state['name']}.service"
-    unit.write_text(unit_text(state_folder, state), encoding="utf-8")
+    unit = state_folder / f"classroom-{state.name}.service"
+    unit.write_text(unit_text(state_folder, state.name), encoding="utf-8")
     print(f"wrote {unit}")
     if systemd_runs():
         print(f"install it: cp {unit} /etc/systemd/system/ && systemctl daemon-reload && "

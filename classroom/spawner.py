@@ -34,6 +34,7 @@ from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from traitlets import Dict, Float, Integer, Unicode
 
 from classroom import processes
+from classroom.state import Settings
 from grader.sandbox import cgroups
 
 GROUP_PREFIX = "classroom-"
@@ -133,12 +134,13 @@ class ClassroomSpawner(LocalProcessSpawner):
     students = Dict(help="login -> language of each student (the others are instructors)").tag(config=True)
     student_env = Unicode(help="the students' environment (classroom/student_env.py)").tag(config=True)
     instructor_python = Unicode(help="the course's Python, which instructors' servers run").tag(config=True)
-    memory_mb = Integer(2048, help="memory per student server, kernels included").tag(config=True)
-    max_processes = Integer(256, help="processes (and threads) per student server").tag(config=True)
-    cpus = Float(1.0, help="CPUs per student server").tag(config=True)
-    instructor_memory_mb = Integer(8192, help="memory per instructor server").tag(config=True)
-    instructor_processes = Integer(2048, help="processes (and threads) per instructor server").tag(config=True)
-    instructor_cpus = Float(2.0, help="CPUs per instructor server").tag(config=True)
+    memory_mb = Integer(Settings.memory_mb, help="memory per student server, kernels included").tag(config=True)
+    max_processes = Integer(Settings.processes, help="processes (and threads) per student server").tag(config=True)
+    cpus = Float(Settings.cpus, help="CPUs per student server").tag(config=True)
+    instructor_memory_mb = Integer(Settings.instructor_memory_mb, help="memory per instructor server").tag(config=True)
+    instructor_processes = Integer(Settings.instructor_processes,
+                                   help="processes (and threads) per instructor server").tag(config=True)
+    instructor_cpus = Float(Settings.instructor_cpus, help="CPUs per instructor server").tag(config=True)
     log_folder = Unicode(help="where each server's log goes (<login>.log)").tag(config=True)
     cgroup_root = Unicode(str(cgroups.ROOT), help="where the machine's cgroup hierarchies are").tag(config=True)
     shared_paths = Dict(help="path -> 'ro' or 'rw': folders a server reaches even under its private "

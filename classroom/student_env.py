@@ -108,6 +108,56 @@ def rewrite_scripts(source, target, old_bin, new_python):
             (target / script.name).chmod(0o755)
 
 
+# a kernel of the class's spec, as a student's server starts it, runs what lab 01 imports
+KERNEL_CHECK = """\
+from jupyter_client.manager import start_new_kernel
+km, kc = start_new_kernel(kernel_name="python3", startup_timeout=120)
+try:
+    reply = kc.execute_interactive("import course.student, minigrad, numpy, torch", timeout=120,
+                                   output_hook=lambda message: None)
+finally:
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+content = reply["content"]
+if content["status"] != "ok":
+    raise SystemExit(f"{content.get('ename')}: {content.get('evalue')}")
+"""
+
+
+def check(env, login=None):
+    """What a student's server needs of the environment, tried as the hub's servers run it
+    (as `login`, when given): `jupyterhub-singleuser`, a kernel of the class's spec importing
+    the course, and `nbgrader`. [] when all run; else one line per failure."""
+    import pwd
+
+    from classroom.kernels import SPEC_FOLDER
+    env, problems = Path(env), []
+    with tempfile.TemporaryDirectory(prefix="student-env-check-") as home:
+        user = {}
+        if login is not None:
+            account = pwd.getpwnam(login)
+            os.chown(home, account.pw_uid, account.pw_gid)
+            user = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []}
+        variables = {**environment(env), "HOME": home, "LANG": "C.UTF-8", "JUPYTER_RUNTIME_DIR": home,
+                     "JUPYTER_PATH": str(env / SPEC_FOLDER), "PATH": f"{env / 'bin'}:/usr/bin:/bin"}
+        for what, command in (("jupyterhub-singleuser", [env / "bin" / "jupyterhub-singleuser", "--version"]),
+                              ("a kernel", [python(env), "-c", KERNEL_CHECK]),
+                              ("nbgrader", [env / "bin" / "nbgrader", "--version"])):
+            if not Path(command[0]).is_file():
+                problems.append(f"{what}: {command[0]} is missing")
+                continue
+            try:
+                done = subprocess.run(command, cwd=home, env=variables, capture_output=True, text=True,
+                                      timeout=300, check=False, **user)
+            except (OSError, subprocess.TimeoutExpired) as error:
+                problems.append(f"{what}: {error}")
+                continue
+            if done.returncode:
+                last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+                problems.append(f"{what}: exited with status {done.returncode}: {last}")
+    return problems
+
+
 def write_nbgrader_config(env, exchange):
     """nbgrader's settings for every student (root's, in the environment): the class's
     exchange, the course of the student's language, which the hub gives each server as

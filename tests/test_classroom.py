@@ -1084,7 +1084,8 @@ def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
     assert error is None and "SURVIVED 42" in out
     assert not grabbed["bound"] and not grabbed["requests"] and bob_in
     from classroom.hub import leftover_services
-    class_state = json.loads((state / "classroom.json").read_text())
+    from classroom.state import ClassState
+    class_state = ClassState.load(state)
     services = sorted(name for _, name in leftover_services(class_state))
     print("the hub's services after SIGKILL and start:", services)  # the killed hub's were stopped
     assert services == ["hand-in", "idle-culler"], services
