@@ -68,6 +68,104 @@ def test_the_unit_starts_and_stops_the_class_and_keeps_servers_on_a_hub_restart(
     assert f"PIDFile={tmp_path}/hub.pid" in unit and "KillMode=process" in unit
     assert "Delegate=memory pids cpu" in unit  # each student's cgroup v2 group is made under the unit's
 
+OLD_STATE = {  # a classroom.json as `start` wrote it before the state had a version
+    "name": "maths", "ip": "127.0.0.1", "port": 812, "hub_port": 790, "proxy": "/usr/bin/configurable-http-proxy",
+    "python": "/opt/course/.venv/bin/python", "exchange": "/srv/nbgrader/exchange",
+    "student_env": "/srv/classroom/maths/student-env", "homes": "/srv/classroom/maths/homes", "units": None,
+    "staff_group": "maths-staff",
+    "settings": {"memory_mb": 1024, "cpus": 1.0, "processes": 256, "home_mb": 0, "instructor_memory_mb": 8192,
+                 "instructor_cpus": 2.0, "instructor_processes": 2048, "cull_after": 3600, "ssl_cert": "",
+                 "ssl_key": ""},
+    "people": [{"login": "maths-t1", "language": "es", "role": "instructor"},
+               {"login": "maths-ana", "language": "es", "role": "student"}],
+    "made_users": ["maths-t1", "maths-ana"], "checkout": {"gid": 0, "mode": 493}, "steps_done": [],
+    "hub_config": None, "course_folder": "/home/maths-t1/autograd-by-hand"}
+
+
+def test_a_class_state_written_before_its_version_is_read_and_kept(tmp_path):
+    from classroom.state import STATE_FILE, VERSION, ClassState
+    (tmp_path / STATE_FILE).write_text(json.dumps(OLD_STATE))
+    state = ClassState.load(tmp_path)
+    assert state.settings.memory_mb == 1024 and state.settings.home_mb == 0
+    assert [p.login for p in state.students] == ["maths-ana"] and state.instructors[0].language == "es"
+    state.save(tmp_path)
+    written = json.loads((tmp_path / STATE_FILE).read_text())
+    print("written again:", sorted(written))
+    assert written["version"] == VERSION and "steps_done" not in written
+    assert {k: v for k, v in written.items() if k != "version"} == {
+        k: v for k, v in OLD_STATE.items() if k != "steps_done"}
+    assert ClassState.load(tmp_path) == state
+    (tmp_path / STATE_FILE).write_text(json.dumps({**OLD_STATE, "version": VERSION + 1}))
+    with pytest.raises(ValueError, match="version"):
+        ClassState.load(tmp_path)  # a later classroom's file: refused, never half read
+
+
+def test_a_failed_start_undoes_its_steps_last_first(tmp_path, capsys):
+    from classroom.__main__ import STATE_FILES_MADE, NewClass, run_steps
+    done = []
+
+    def step(name, fails=False):
+        def run(new):
+            if fails:
+                raise SystemExit(f"{name} failed")
+            done.append(name)
+            return lambda: done.append(f"undo {name}")
+        run.__name__ = name
+        return run
+    for name in STATE_FILES_MADE:
+        (tmp_path / name).write_text("x")
+    (tmp_path / "hub.log").write_text("kept")
+    new = NewClass(tmp_path, state=None, people=[])
+    with pytest.raises(SystemExit, match="check failed"):
+        run_steps(new, [step("users"), step("hub"), step("check", fails=True), step("never")])
+    print(capsys.readouterr().err)
+    assert done == ["users", "hub", "undo hub", "undo users"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hub.log"]  # `start ROSTER` can run again
+
+
+def test_start_ends_by_checking_the_students_environment(monkeypatch):
+    """An environment whose packages came through a .pth file has no JupyterHub: every student's
+    server failed at spawn while `start` said the class was running. `start`'s last step says so."""
+    from classroom import __main__ as classroom_main
+    from classroom import student_env
+    from classroom.state import Person
+    assert classroom_main.START_STEPS[-1] is classroom_main.check_students_environment
+    asked = []
+    monkeypatch.setattr(student_env, "check", lambda env, login: asked.append((env, login)) or [
+        f"jupyterhub-singleuser: {env}/bin/jupyterhub-singleuser is missing"])
+    new = SimpleNamespace(state=SimpleNamespace(student_env="/srv/env"),
+                          people=[Person("t1", "en", "instructor"), Person("ana", "es", "student")])
+    with pytest.raises(SystemExit) as refused:
+        classroom_main.check_students_environment(new)
+    print(refused.value)
+    assert asked == [("/srv/env", "ana")]  # as a student of the class
+    assert "jupyterhub-singleuser" in str(refused.value) and "error at spawn" in str(refused.value)
+
+
+@pytest.mark.slow
+def test_the_environment_check_runs_a_server_a_kernel_and_nbgrader(tmp_path):
+    """student_env.check on an environment of this Python's packages (links to them): all runs;
+    without jupyterhub-singleuser, that alone is named."""
+    import sys
+    import sysconfig
+
+    from classroom import student_env
+    if not (Path(sys.prefix) / "pyvenv.cfg").exists():
+        pytest.skip("made of a virtual environment's packages: run it in one (the README's .venv)")
+    env = tmp_path / "env"
+    (env / "bin").mkdir(parents=True)
+    shutil.copy(Path(sys.prefix) / "pyvenv.cfg", env)
+    (env / "lib").symlink_to(Path(sys.prefix) / "lib")
+    here = Path(sysconfig.get_paths()["scripts"])
+    for name in (student_env.VERSION, "python", "jupyterhub-singleuser", "nbgrader"):
+        (env / "bin" / name).symlink_to(here / name)
+    kernels.write_spec(env)
+    assert student_env.check(env) == []
+    (env / "bin" / "jupyterhub-singleuser").unlink()
+    problems = student_env.check(env)
+    print(problems)
+    assert len(problems) == 1 and problems[0].startswith("jupyterhub-singleuser: ")
+
 
 def cgroupfs_rmdir(folder):
     """rmdir as on a cgroup file system: a group is removed with its files unless a process is in it."""
@@ -332,101 +430,3 @@ def test_a_submission_is_frozen_as_its_student_left_it_and_dated_by_its_last_cha
     assert not big.exists()
     assert told and told[0][1] == "theory03-es-not-handed-in.txt" and "no está entregada" in told[0][2]
 
-
-OLD_STATE = {  # a classroom.json as `start` wrote it before the state had a version
-    "name": "maths", "ip": "127.0.0.1", "port": 812, "hub_port": 790, "proxy": "/usr/bin/configurable-http-proxy",
-    "python": "/opt/course/.venv/bin/python", "exchange": "/srv/nbgrader/exchange",
-    "student_env": "/srv/classroom/maths/student-env", "homes": "/srv/classroom/maths/homes", "units": None,
-    "staff_group": "maths-staff",
-    "settings": {"memory_mb": 1024, "cpus": 1.0, "processes": 256, "home_mb": 0, "instructor_memory_mb": 8192,
-                 "instructor_cpus": 2.0, "instructor_processes": 2048, "cull_after": 3600, "ssl_cert": "",
-                 "ssl_key": ""},
-    "people": [{"login": "maths-t1", "language": "es", "role": "instructor"},
-               {"login": "maths-ana", "language": "es", "role": "student"}],
-    "made_users": ["maths-t1", "maths-ana"], "checkout": {"gid": 0, "mode": 493}, "steps_done": [],
-    "hub_config": None, "course_folder": "/home/maths-t1/autograd-by-hand"}
-
-
-def test_a_class_state_written_before_its_version_is_read_and_kept(tmp_path):
-    from classroom.state import STATE_FILE, VERSION, ClassState
-    (tmp_path / STATE_FILE).write_text(json.dumps(OLD_STATE))
-    state = ClassState.load(tmp_path)
-    assert state.settings.memory_mb == 1024 and state.settings.home_mb == 0
-    assert [p.login for p in state.students] == ["maths-ana"] and state.instructors[0].language == "es"
-    state.save(tmp_path)
-    written = json.loads((tmp_path / STATE_FILE).read_text())
-    print("written again:", sorted(written))
-    assert written["version"] == VERSION and "steps_done" not in written
-    assert {k: v for k, v in written.items() if k != "version"} == {
-        k: v for k, v in OLD_STATE.items() if k != "steps_done"}
-    assert ClassState.load(tmp_path) == state
-    (tmp_path / STATE_FILE).write_text(json.dumps({**OLD_STATE, "version": VERSION + 1}))
-    with pytest.raises(ValueError, match="version"):
-        ClassState.load(tmp_path)  # a later classroom's file: refused, never half read
-
-
-def test_a_failed_start_undoes_its_steps_last_first(tmp_path, capsys):
-    from classroom.__main__ import STATE_FILES_MADE, NewClass, run_steps
-    done = []
-
-    def step(name, fails=False):
-        def run(new):
-            if fails:
-                raise SystemExit(f"{name} failed")
-            done.append(name)
-            return lambda: done.append(f"undo {name}")
-        run.__name__ = name
-        return run
-    for name in STATE_FILES_MADE:
-        (tmp_path / name).write_text("x")
-    (tmp_path / "hub.log").write_text("kept")
-    new = NewClass(tmp_path, state=None, people=[])
-    with pytest.raises(SystemExit, match="check failed"):
-        run_steps(new, [step("users"), step("hub"), step("check", fails=True), step("never")])
-    print(capsys.readouterr().err)
-    assert done == ["users", "hub", "undo hub", "undo users"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["hub.log"]  # `start ROSTER` can run again
-
-
-def test_start_ends_by_checking_the_students_environment(monkeypatch):
-    """An environment whose packages came through a .pth file has no JupyterHub: every student's
-    server failed at spawn while `start` said the class was running. `start`'s last step says so."""
-    from classroom import __main__ as classroom_main
-    from classroom import student_env
-    from classroom.state import Person
-    assert classroom_main.START_STEPS[-1] is classroom_main.check_students_environment
-    asked = []
-    monkeypatch.setattr(student_env, "check", lambda env, login: asked.append((env, login)) or [
-        f"jupyterhub-singleuser: {env}/bin/jupyterhub-singleuser is missing"])
-    new = SimpleNamespace(state=SimpleNamespace(student_env="/srv/env"),
-                          people=[Person("t1", "en", "instructor"), Person("ana", "es", "student")])
-    with pytest.raises(SystemExit) as refused:
-        classroom_main.check_students_environment(new)
-    print(refused.value)
-    assert asked == [("/srv/env", "ana")]  # as a student of the class
-    assert "jupyterhub-singleuser" in str(refused.value) and "error at spawn" in str(refused.value)
-
-
-@pytest.mark.slow
-def test_the_environment_check_runs_a_server_a_kernel_and_nbgrader(tmp_path):
-    """student_env.check on an environment of this Python's packages (links to them): all runs;
-    without jupyterhub-singleuser, that alone is named."""
-    import sys
-    import sysconfig
-
-    from classroom import student_env
-    if not (Path(sys.prefix) / "pyvenv.cfg").exists():
-        pytest.skip("made of a virtual environment's packages: run it in one (the README's .venv)")
-    env = tmp_path / "env"
-    (env / "bin").mkdir(parents=True)
-    shutil.copy(Path(sys.prefix) / "pyvenv.cfg", env)
-    (env / "lib").symlink_to(Path(sys.prefix) / "lib")
-    here = Path(sysconfig.get_paths()["scripts"])
-    for name in (student_env.VERSION, "python", "jupyterhub-singleuser", "nbgrader"):
-        (env / "bin" / name).symlink_to(here / name)
-    kernels.write_spec(env)
-    assert student_env.check(env) == []
-    (env / "bin" / "jupyterhub-singleuser").unlink()
-    problems = student_env.check(env)
-    print(problems)
-    assert len(problems) == 1 and problems[0].startswith("jupyterhub-singleuser: ")

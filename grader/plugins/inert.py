@@ -4,9 +4,9 @@
   outputs keep only passive kinds (text, PNG/JPEG, LaTeX, and HTML/Markdown
   through the `nh3` sanitizer, without tags that load a URL); the student's
   own Markdown and raw cells are sanitized the same way.
-- In nbgrader's log on the instructor's terminal: no control characters
-  (`TerminalSafe`, with grader/shared.py's `for_terminal`, which the CSV reports
-  and the commands' lines use too).
+- On the instructor's terminal and in CSV reports: no control characters
+  (escape sequences, carriage returns, BEL), and no field a spreadsheet would
+  take for a formula (grader/shared.py's `for_terminal` and `for_spreadsheet`).
 """
 import logging
 import re
