@@ -55,13 +55,14 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from course.names import UNITS
+from course.names import PROJECT, UNITS
 from grader.cohort.forking import environment
 from grader.demo import fill
+from grader.plugins.wiring import config_text
 from grader.reports.report import verdicts
 
 MIX = ("honest", "one-left", "unanswered")
-STOCK_CONFIG = 'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "autograd-by-hand"\n'
+STOCK_CONFIG = config_text({"CourseDirectory.course_id": PROJECT})  # stock nbgrader: no wiring
 PROJECTED = 300  # submissions: a large lab
 REFERENCE = "stock serial nbgrader autograde, course config"  # whose verdicts every run must give
 COLD = "--SandboxedKernelManager.warm_start=False"

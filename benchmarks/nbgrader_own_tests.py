@@ -55,8 +55,8 @@ DELIBERATE = {
 def configuration_folder():
     """A Jupyter configuration folder whose nbgrader_config.py wires the course into nbgrader."""
     folder = Path(tempfile.mkdtemp(prefix="nbgrader-own-tests-"))
-    (folder / "nbgrader_config.py").write_text(
-        "from grader.plugins.wiring import configure\nconfigure(get_config())  # noqa: F821\n")
+    from grader.plugins.wiring import config_text
+    (folder / "nbgrader_config.py").write_text(config_text({}, wired=True))
     return folder
 
 

@@ -118,9 +118,9 @@ def write_settings(person, home, exchange, course_id, course_dir=None):
             json.dumps({"fetchNews": "false", "checkForUpdates": False}),
     }
     if person.role != "student":
-        files[".jupyter/nbgrader_config.py"] = ("c = get_config()  # noqa: F821\n"
-                                                f"c.Exchange.root = {str(exchange)!r}\n"
-                                                f"c.CourseDirectory.root = {str(course_dir)!r}\n")
+        from grader.plugins.wiring import config_text
+        files[".jupyter/nbgrader_config.py"] = config_text({"Exchange.root": str(exchange),
+                                                            "CourseDirectory.root": str(course_dir)})
         # kernels the instructor starts from a terminal (nbgrader validate runs the solutions)
         # talk over sockets in their private folders, not on the machine's loopback, as their
         # server's do (classroom/hub.py)

@@ -42,14 +42,12 @@ def make_exchange(exchange):
 def set_up(instructor, home, exchange):
     """The instructor's course folder: the course's source/ and an nbgrader_config.py
     that wires in the course (grader/) and the exchange; owned by the instructor."""
+    from grader.plugins.wiring import config_text
     folder = home / COURSE_FOLDER
     shutil.copytree(ROOT / "source", folder / "source")
-    (folder / "nbgrader_config.py").write_text(
-        '"""The class\'s course folder (made by `python -m classroom start`)."""\n'
-        "from grader.plugins.wiring import configure\n\n"
-        "c = get_config()  # noqa: F821 (nbgrader provides get_config)\n"
-        "configure(c)\n"
-        f"c.Exchange.root = {str(exchange)!r}\n", encoding="utf-8")
+    (folder / "nbgrader_config.py").write_text(config_text(
+        {"Exchange.root": str(exchange)}, wired=True,
+        about="The class's course folder (made by `python -m classroom start`)."), encoding="utf-8")
     user = pwd.getpwnam(instructor)
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, user.pw_uid, user.pw_gid)

@@ -162,10 +162,10 @@ def write_nbgrader_config(env, exchange):
     """nbgrader's settings for every student (root's, in the environment): the class's
     exchange, the course of the student's language, which the hub gives each server as
     CLASSROOM_COURSE_ID, and a submit that leaves each submission private."""
+    from grader.plugins.wiring import FromEnvironment, config_text
     path = Path(env) / "etc" / "jupyter" / "nbgrader_config.py"
-    path.write_text("import os\n\nc = get_config()  # noqa: F821\n"
-                    f"c.Exchange.root = {str(exchange)!r}\n"
-                    "c.CourseDirectory.course_id = os.environ.get('CLASSROOM_COURSE_ID', '')\n"
-                    f"c.ExchangeFactory.submit = {SUBMIT!r}  # submissions private (course/exchange.py)\n",
-                    encoding="utf-8")
+    path.write_text(config_text({
+        "Exchange.root": str(exchange), "CourseDirectory.course_id": FromEnvironment("CLASSROOM_COURSE_ID"),
+        "ExchangeFactory.submit": SUBMIT},  # submissions private (course/exchange.py)
+        about="The students' nbgrader settings (made by `python -m classroom start`)."), encoding="utf-8")
     path.chmod(0o644)

@@ -662,14 +662,6 @@ MESSAGES = {
         "en": "✔ {exercise}: {n} graphs walked in the expected order",
         "es": "✔ {exercise}: {n} grafos recorridos en el orden esperado",
     },
-    "lab01_passed_fp32": {
-        "en": "✔ fp32: all 20 runs × 3 gradients below 1e-5 (largest {error:.1e})",
-        "es": "✔ fp32: las 20 ejecuciones × 3 gradientes por debajo de 1e-5 (la mayor, {error:.1e})",
-    },
-    "lab01_passed_fp16": {
-        "en": "✔ fp16: the largest error, {error:.1e}, is above 1e-3",
-        "es": "✔ fp16: el mayor error, {error:.1e}, supera 1e-3",
-    },
     "lab01_passed_bonus": {
         "en": "✔ bonus {number}: matches autograd",
         "es": "✔ extra {number}: coincide con autograd",

@@ -25,10 +25,7 @@ def language(lang):
     student predictably causes (a cell run too early, an exercise left blank) as
     one line in that language (see `hint`)."""
     _state["lang"] = lang
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
+    from IPython import get_ipython  # the kernel's (ipykernel's own dependency)
     shell = get_ipython()
     if shell is not None:
         shell.set_custom_exc((NameError, NotImplementedError), _show_hint)

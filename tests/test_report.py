@@ -268,7 +268,6 @@ def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     from datetime import datetime
 
     from nbgrader.utils import parse_utc
-    pytest.importorskip("grader.plugins.lms_collect", reason="the LMS collector (grader/plugins/lms_collect.py)")
     root, assignment = reported.root, "lab01-es"
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "autograd-by-hand") as gb:
         gb.update_or_create_assignment(assignment, duedate=datetime(2026, 10, 16, 21, 59))

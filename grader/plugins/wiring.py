@@ -1,4 +1,6 @@
-"""How the course wires itself into stock nbgrader (called from nbgrader_config.py).
+"""How the course wires itself into stock nbgrader (called from nbgrader_config.py), and the
+text of every nbgrader_config.py the course writes (`config_text`: the classroom's course
+folder, an instructor's settings, the students' environment).
 
 Loading the configuration changes nothing else in the process that loads it (the report,
 the export and the cohort command read it for its settings): the guards that change
@@ -6,6 +8,7 @@ nbgrader's own classes and the terminal's log are put in place only where an nbg
 application starts, an nbgrader command or formgrader.
 """
 import sys
+from dataclasses import dataclass
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
@@ -94,6 +97,32 @@ def configure(c):
     # GradingExecute (grader/plugins/execute.py): output 1 MB a cell and 10 MB a notebook, 300 s a
     #   notebook; nbgrader's Execute.timeout: 30 s a cell; PercentPerDay (grader/plugins/late.py):
     #   10 % per started day late
+
+
+@dataclass(frozen=True)
+class FromEnvironment:
+    """A setting's value read from the environment of the process nbgrader starts in."""
+    variable: str
+    default: str = ""
+
+    def __repr__(self):
+        return f"os.environ.get({self.variable!r}, {self.default!r})"
+
+
+def config_text(settings, wired=False, about=None):
+    """An nbgrader_config.py: the course's wiring (`configure(c)`, above) when `wired`, then
+    `settings` ({"Class.trait": value}, each value written as Python: a FromEnvironment is
+    read when nbgrader starts). Only a wired file imports the grader."""
+    lines = [f'"""{about}"""'] if about else []
+    if any(isinstance(value, FromEnvironment) for value in settings.values()):
+        lines += ["import os", ""]
+    if wired:
+        lines += ["from grader.plugins.wiring import configure", ""]
+    lines.append("c = get_config()  # noqa: F821 (nbgrader provides get_config)")
+    if wired:
+        lines.append("configure(c)")
+    lines += [f"c.{name} = {value!r}" for name, value in settings.items()]
+    return "\n".join(lines) + "\n"
 
 
 def before_each_submission(**hook):
