@@ -283,10 +283,7 @@ def distribution_png(scores, maximum, lang):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
-         "code{white-space:pre-wrap}"
-         "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top}"
-         "table{border-collapse:collapse}</style></head><body>")
+TEMPLATES = Path(__file__).parent / "templates"
 
 
 def similar_answers(root, assignment):
@@ -310,81 +307,37 @@ def similar_answers(root, assignment):
 
 
 def write_html(root, assignment, lang=None, options=()):
-    """reports/ASSIGNMENT.html beside the CSV: pass rates, the most common failure
-    reasons, the score distribution, similarity hints. Every student-controlled text
-    is escaped."""
+    """reports/ASSIGNMENT.html beside the CSV (templates/report.html.j2): pass rates, the most
+    common failure reasons, the score distribution, similarity hints. Every student-controlled
+    text is escaped (the template is autoescaped)."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+    from markupsafe import Markup
+
     ids, rows = cohort(root, assignment, options)
     points = points_of(root, assignment, every_cell=True)
     if lang not in LANGUAGES:
         lang = release_language(root, assignment)
-    e = html.escape
     graded = [r for r in rows if not r["note"]]
-    maximum = rows[0]["max_score"] if rows else sum(points_of(root, assignment, True).values())
-    mean = sum(r["score"] for r in graded) / len(graded) if graded else 0.0
-    with_extra = [r for r in graded if r["extra_credit"] > 0]
-    waiting = [r for r in graded if r["pending"]]
-    image = distribution_png([r["score"] for r in graded], maximum, lang)
-    parts = [f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>",
-             f"<title>{e(say('cohort_title', lang, assignment=assignment))}</title>",
-             STYLE,
-             f"<h1>{e(say('cohort_title', lang, assignment=assignment))}</h1>",
-             (f"<p>{e(say('cohort_summary', lang, graded=len(graded), total=len(rows), mean=mean, max=maximum))} "
-              f"{e(say('cohort_extra_credit', lang, students=len(with_extra)))}</p>"),
-             (f"<p><strong>{e(say('cohort_pending_summary', lang, points=sum(r['pending'] for r in graded), n=len(waiting)))}"
-              "</strong></p>" if waiting else ""),
-             f"<h2>{e(say('cohort_distribution', lang))}</h2>",
-             f"<img alt='{e(say('cohort_distribution', lang))}' src='data:image/png;base64,{image}'>",
-             f"<h2>{e(say('cohort_questions', lang))}</h2><table><tr>"
-             + "".join(f"<th>{e(say(k, lang))}</th>" for k in
-                       ("cohort_question", "cohort_points", "cohort_pass_rate", "cohort_failures"))
-             + "</tr>"]
+    maximum = rows[0]["max_score"] if rows else sum(points.values())
+    table = []
     for grade_id, worth, bonus, passed, count, failures, left in questions(ids, rows, points):
-        rate = f"{passed}/{count} ({100 * passed / count:.0f}%)" if count else "–"
-        worth_text = say("cohort_bonus_points", lang, bonus=bonus) if bonus and not worth else f"{worth:g}"
-        reasons = "".join(f"<li>{n} × <code>{e(reason)}</code></li>" for n, reason in failures)
-        if left:
-            reasons += f"<li><strong>{e(say('cohort_question_pending', lang, n=left, points=left * worth))}</strong></li>"
-        parts.append(f"<tr><td>{e(grade_id)}</td><td>{e(worth_text)}</td><td>{e(rate)}</td>"
-                     f"<td><ul>{reasons}</ul></td></tr>")
-    parts.append("</table>")
-    hints = similar_answers(root, assignment)
-    parts.append(f"<h2>{e(say('cohort_similar', lang))}</h2><p>{e(say('cohort_similar_hint', lang))}</p>")
-    if hints:
-        parts.append("<ul>")
-        for grade_id, found in hints.items():
-            for students, ratio in found:
-                alike = say("cohort_identical", lang) if ratio >= 1 else \
-                    say("cohort_nearly", lang, percent=f"{100 * ratio:.0f}")
-                parts.append(f"<li><code>{e(grade_id)}</code>: {e(', '.join(students))} ({e(alike)})</li>")
-        parts.append("</ul>")
-    else:
-        parts.append(f"<p>{e(say('cohort_no_similar', lang))}</p>")
-    parts.append(f"<h2>{e(say('cohort_per_student', lang))}</h2><table><tr>"
-                 + "".join(f"<th>{e(say(k, lang))}</th>" for k in
-                           ("cohort_student", "cohort_score", "cohort_extra", "cohort_note")) + "</tr>")
-    for row in rows:
-        score = f"{row['score']:g}/{row['max_score']:g}" if not row["note"] else "–"
-        extra = f"+{row['extra_credit']:g}" if row["extra_credit"] else ""
-        note = row["note"] or (say("cohort_pending_points", lang, n=row["pending"]) if row["pending"] else "")
-        parts.append(f"<tr><td>{e(row['student'])}</td><td>{score}</td><td>{extra}</td>"
-                     f"<td>{e(note)}</td></tr>")
-    parts.append("</table>")
-    refused = refusals(root, assignment)
-    if refused:
-        parts.append(f"<h2>{e(say('cohort_refused', lang))}</h2><p>{e(say('cohort_refused_hint', lang))}</p>"
-                     f"<table><tr><th>{e(say('cohort_refused_folder', lang))}</th>"
-                     f"<th>{e(say('cohort_refused_reason', lang))}</th></tr>")
-        parts += [f"<tr><td><code>{e(row['folder'])}</code></td><td>{e(explain(row, lang))}</td></tr>"
-                  for row in refused]
-        parts.append("</table>")
-    parts.append(f"<p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p>")
-    # the steps' own words, with the commands escaped (next_steps)
-    parts.append(f"<h2>{e(say('cohort_next_title', lang))}</h2><ol>"
-                 + "".join(f"<li>{step}</li>" for step in next_steps(assignment, rows, lang)) + "</ol></body></html>")
+        table.append({"grade_id": grade_id, "points": worth, "failures": failures, "left": left,
+                      "worth": say("cohort_bonus_points", lang, bonus=bonus) if bonus and not worth else f"{worth:g}",
+                      "rate": f"{passed}/{count} ({100 * passed / count:.0f}%)" if count else "–"})
+    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]),
+                              keep_trailing_newline=True)
+    page = environment.get_template("report.html.j2").render(
+        lang=lang, assignment=assignment, say=lambda key, **fields: say(key, lang, **fields), rows=rows,
+        graded=graded, maximum=maximum, mean=sum(r["score"] for r in graded) / len(graded) if graded else 0.0,
+        with_extra=len([r for r in graded if r["extra_credit"] > 0]), waiting=[r for r in graded if r["pending"]],
+        image=distribution_png([r["score"] for r in graded], maximum, lang), questions=table,
+        hints=similar_answers(root, assignment),
+        refused=[(row["folder"], explain(row, lang)) for row in refusals(root, assignment)],
+        next_steps=[Markup(step) for step in next_steps(assignment, rows, lang)])  # commands escaped there
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
     print(f"wrote {path}")
     return path
 
