@@ -108,12 +108,12 @@ def rewrite_scripts(source, target, old_bin, new_python):
             (target / script.name).chmod(0o755)
 
 
-# a kernel of the class's spec, as a student's server starts it, runs what lab 01 imports
+# a kernel of the class's spec, as a student's server starts it, imports the course
 KERNEL_CHECK = """\
 from jupyter_client.manager import start_new_kernel
 km, kc = start_new_kernel(kernel_name="python3", startup_timeout=120)
 try:
-    reply = kc.execute_interactive("import course.student, minigrad, numpy, torch", timeout=120,
+    reply = kc.execute_interactive("import course.student, minigrad", timeout=120,
                                    output_hook=lambda message: None)
 finally:
     kc.stop_channels()
@@ -140,21 +140,30 @@ def check(env, login=None):
             user = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []}
         variables = {**environment(env), "HOME": home, "LANG": "C.UTF-8", "JUPYTER_RUNTIME_DIR": home,
                      "JUPYTER_PATH": str(env / SPEC_FOLDER), "PATH": f"{env / 'bin'}:/usr/bin:/bin"}
-        for what, command in (("jupyterhub-singleuser", [env / "bin" / "jupyterhub-singleuser", "--version"]),
-                              ("a kernel", [python(env), "-c", KERNEL_CHECK]),
-                              ("nbgrader", [env / "bin" / "nbgrader", "--version"])):
+        commands = {"jupyterhub-singleuser": [env / "bin" / "jupyterhub-singleuser", "--version"],
+                    "a kernel": [python(env), "-c", KERNEL_CHECK],
+                    "nbgrader": [env / "bin" / "nbgrader", "--version"]}
+        running = {}
+        for what, command in commands.items():  # side by side: a start waits for the slowest only
             if not Path(command[0]).is_file():
                 problems.append(f"{what}: {command[0]} is missing")
                 continue
             try:
-                done = subprocess.run(command, cwd=home, env=variables, capture_output=True, text=True,
-                                      timeout=300, check=False, **user)
-            except (OSError, subprocess.TimeoutExpired) as error:
+                running[what] = subprocess.Popen(command, cwd=home, env=variables, stdout=subprocess.PIPE,
+                                                 stderr=subprocess.PIPE, text=True, **user)
+            except OSError as error:
                 problems.append(f"{what}: {error}")
+        for what, process in running.items():
+            try:
+                out, err = process.communicate(timeout=300)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                out, err = process.communicate()
+                problems.append(f"{what}: no answer within 300 s")
                 continue
-            if done.returncode:
-                last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
-                problems.append(f"{what}: exited with status {done.returncode}: {last}")
+            if process.returncode:
+                last = (err.strip() or out.strip() or "no output").splitlines()[-1]
+                problems.append(f"{what}: exited with status {process.returncode}: {last}")
     return problems
 
 
