@@ -81,7 +81,7 @@ def stamp_late(root, assignment, students, options=()):
     stamp = (due + timedelta(seconds=1)).strftime("%Y-%m-%d %H:%M:%S.%f") + " UTC"
     stamped = []
     for student in students:
-        folder = course_folder(root, "submitted", student, assignment)
+        folder = course_folder(root, "submitted", student, assignment, options)
         if folder.is_dir():
             (folder / "timestamp.txt").write_text(stamp)
             stamped.append(student)
