@@ -146,7 +146,7 @@ def configure(c, state_folder):
     python = state.python
     # the culler's rounds and the hub's activity updates every tenth of the idle time (10 s to
     # 5 min): a server is stopped at most a fifth late, and both are cheap requests
-    every = max(10, min(300, settings["cull_after"] // 10))
+    every = max(10, min(300, settings.cull_after // 10))
     c.JupyterHub.services = [
         {"name": CULLER, "command": [python, "-m", "jupyterhub_idle_culler", f"--timeout={settings.cull_after}",
                                      f"--cull-every={every}"]},

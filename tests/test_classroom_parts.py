@@ -100,6 +100,21 @@ def test_a_class_state_written_before_its_version_is_read_and_kept(tmp_path):
         ClassState.load(tmp_path)  # a later classroom's file: refused, never half read
 
 
+def test_the_hub_is_configured_from_the_class_state(tmp_path):
+    """The hub's configuration (classroom/hub.py) reads every setting it needs from the state."""
+    from traitlets.config import Config
+
+    from classroom import hub
+    (tmp_path / "classroom.json").write_text(json.dumps(OLD_STATE))
+    c = Config()
+    hub.configure(c, tmp_path)
+    assert (c.JupyterHub.ip, c.JupyterHub.port, c.JupyterHub.hub_port) == ("127.0.0.1", 812, 790)
+    assert c.Authenticator.admin_users == {"maths-t1"} and c.ClassroomSpawner.students == {"maths-ana": "es"}
+    assert (c.ClassroomSpawner.memory_mb, c.ClassroomSpawner.max_processes, c.ClassroomSpawner.cpus) == (1024, 256, 1.0)
+    assert "--timeout=3600" in c.JupyterHub.services[0]["command"]
+    assert c.ClassroomSpawner.shared_paths == {"/srv/nbgrader/exchange": "rw", "/srv/classroom/maths/student-env": "ro"}
+
+
 def test_a_failed_start_undoes_its_steps_last_first(tmp_path, capsys):
     from classroom.__main__ import STATE_FILES_MADE, NewClass, run_steps
     done = []
