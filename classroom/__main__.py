@@ -142,15 +142,6 @@ def refuse_or_plan(arguments, state_folder):
 def make_accounts(new):
     """The staff group, one user per roster row (a student's home bounded), their passwords."""
     state = new.state
-    accounts.create_group(state.staff_group)
-    for person in new.people:
-        staff = [state.staff_group] if person.role == "instructor" else []
-        new.made[person.login] = accounts.create(person.login, groups=staff)
-        state.made_users.append(person.login)
-        state.save(new.state_folder)
-        if person.role == "student" and state.settings.home_mb:
-            homes.bound(person.login, state.settings.home_mb, state.homes)
-    write_passwords(new.state_folder, new.people, {p.login: secrets.token_urlsafe(9) for p in new.people})
 
     def undo():  # users made seconds ago: nobody's work is in their homes yet
         accounts.stop_processes(state.made_users)
@@ -159,6 +150,19 @@ def make_accounts(new):
                 homes.unmount(login, state.homes)
             accounts.remove(login)
         accounts.remove_group(state.staff_group)
+    try:
+        accounts.create_group(state.staff_group)
+        for person in new.people:
+            staff = [state.staff_group] if person.role == "instructor" else []
+            new.made[person.login] = accounts.create(person.login, groups=staff)
+            state.made_users.append(person.login)
+            state.save(new.state_folder)
+            if person.role == "student" and state.settings.home_mb:
+                homes.bound(person.login, state.settings.home_mb, state.homes)
+        write_passwords(new.state_folder, new.people, {p.login: secrets.token_urlsafe(9) for p in new.people})
+    except BaseException:  # the users made before the one that failed
+        undo()
+        raise
     return undo
 
 

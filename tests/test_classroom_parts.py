@@ -138,6 +138,31 @@ def test_a_failed_start_undoes_its_steps_last_first(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hub.log"]  # `start ROSTER` can run again
 
 
+def test_a_user_that_cannot_be_made_takes_back_those_made_before_it(tmp_path, monkeypatch):
+    from classroom import __main__ as classroom_main
+    from classroom import accounts
+    from classroom.state import ClassState
+    done = []
+    monkeypatch.setattr(accounts, "create_group", lambda name: done.append(f"group {name}"))
+    monkeypatch.setattr(accounts, "remove_group", lambda name: done.append(f"no group {name}"))
+    monkeypatch.setattr(accounts, "stop_processes", lambda logins: [])
+    monkeypatch.setattr(accounts, "remove", lambda login: done.append(f"no {login}"))
+
+    def create(login, groups=()):
+        if login == "maths-bob":
+            raise accounts.AccountError("useradd maths-bob failed")
+        done.append(login)
+        return tmp_path / login
+    monkeypatch.setattr(accounts, "create", create)
+    state = ClassState.from_json({**OLD_STATE, "made_users": []})
+    people = [SimpleNamespace(login=login, role=role) for login, role in
+              (("maths-t1", "instructor"), ("maths-ana", "student"), ("maths-bob", "student"))]
+    with pytest.raises(accounts.AccountError):
+        classroom_main.make_accounts(classroom_main.NewClass(tmp_path, state, people))
+    print(done)
+    assert done == ["group maths-staff", "maths-t1", "maths-ana", "no maths-ana", "no maths-t1", "no group maths-staff"]
+
+
 def test_start_ends_by_checking_the_students_environment(monkeypatch):
     """An environment whose packages came through a .pth file has no JupyterHub: every student's
     server failed at spawn while `start` said the class was running. `start`'s last step says so."""
