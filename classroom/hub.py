@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from classroom import processes
-from classroom.course import course_id
+from classroom.course import ROOT, course_id
 from classroom.kernels import SPEC_FOLDER
 from classroom.proxy import PortHeld, running_proxy
 
@@ -124,6 +124,8 @@ def configure(c, state_folder):
     c.ClassroomSpawner.instructor_python = state["python"]
     c.ClassroomSpawner.log_folder = str(state_folder / "logs")
     c.ClassroomSpawner.shared_paths = {state["exchange"]: "rw", state["student_env"]: "ro"}
+    # a checkout under /tmp (tried out there, say) is otherwise hidden by the private /tmp
+    c.ClassroomSpawner.instructor_paths = {str(ROOT): "ro", str(Path(state["python"]).parent.parent): "ro"}
     # kernels talk to their server over sockets in its private /tmp, never on loopback TCP
     c.Spawner.args = ["--KernelManager.transport=ipc"]
     c.Spawner.default_url = "/lab"

@@ -254,6 +254,23 @@ def test_every_server_gets_private_temporary_folders_sized_by_its_memory(tmp_pat
     assert "/tmp/jupyter-runtime" in pairs and "--unshare-ipc" in command and "--unshare-pid" in command
 
 
+def test_an_instructors_server_reaches_a_checkout_under_the_private_tmp_and_a_students_does_not(tmp_path):
+    """A checkout tried out under /tmp: the instructor's server runs its Python from there, which
+    the private /tmp would hide (before, the server never started and the hub gave up after 180 s)."""
+    paths = {"/tmp/try/autograd": "ro", "/tmp/try/autograd/.venv": "ro"}
+    teacher = ClassroomSpawner(user=SimpleNamespace(name="class-teacher"), students={"class-ana": "en"},
+                               instructor_paths=paths, cgroup_root=str(tmp_path))
+    student = ClassroomSpawner(user=SimpleNamespace(name="class-ana"), students={"class-ana": "en"},
+                               instructor_paths=paths, cgroup_root=str(tmp_path))
+
+    def bound(command):
+        return [command[i + 1] for i, word in enumerate(command) if word == "--ro-bind"]
+    command = teacher.sandboxed_cmd("/tmp/try/autograd/.venv/bin/python")
+    assert bound(command) == ["/tmp/try/autograd", "/tmp/try/autograd/.venv"]
+    assert command.index("--ro-bind") > max(i for i, word in enumerate(command) if word == "--tmpfs")
+    assert bound(student.sandboxed_cmd("/env/bin/python")) == []
+
+
 def test_the_control_groups_of_a_class_are_found_wherever_they_are(tmp_path):
     for where in ("memory/process_api/abc/classroom-class-ana", "pids/classroom-class-ana",
                   "cpu/classroom-class-bob", "cpu/classroom-class-other", "memory/classroom-class-ana-x"):
