@@ -115,7 +115,11 @@ def stop(server):
 
 
 STUB = {"en": "write your code here", "es": "escribe aquí tu código"}
-ASSIGNMENTS = sorted(p.name for p in (ROOT / "release").glob("*-*") if p.is_dir())
+# theory 03 in both languages (its Validate checks are worded per language); each lab in one
+# language, the two labs in different ones: a lab's code is the same in both, its notebooks run in
+# both by nbval and its messages are tested in both (test_lab01.py, test_lab03.py), and a Chromium
+# session costs about 40 s of the suite's two cores
+ASSIGNMENTS = ["theory03-en", "theory03-es", "lab01-es", "lab03-en"]
 NOT_DONE = {"en": "not done yet", "es": "aún no está hech"}  # an exercise (hecho), a cell (hecha)
 FIRST = {"en": "do this one first", "es": "haz primero este"}
 MISSING = {"en": "this graded cell is missing", "es": "falta esta celda calificada"}
