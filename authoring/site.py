@@ -12,6 +12,7 @@ copied into the site, and the theme (Furo) ships its own files.
 """
 import ast
 import copy
+import json
 import shutil
 import subprocess
 import sys
@@ -200,6 +201,8 @@ project = {project!r}
 language = {lang!r}
 extensions = ["myst_nb", "sphinx-mathjax-offline"]
 html_theme = "furo"
+html_static_path = ["_static"]
+html_js_files = ["course-keyboard.js"]
 html_title = {project!r}
 html_copy_source = False
 html_show_sourcelink = False
@@ -218,11 +221,25 @@ course_other_pages = {other_pages!r}
 
 
 def sphinx_setup(app):
-    """Sphinx hook (used by the generated conf.py): the language switch on every page."""
+    """Sphinx hook (used by the generated conf.py): the language switch on every page, and
+    the theme's sidebar headings given their level (after Furo has made its sidebar)."""
     app.add_config_value("course_language", "en", "html")
     app.add_config_value("course_other_pages", [], "html")
     app.connect("html-page-context", add_language_switch)
+    app.connect("html-page-context", give_headings_a_level, priority=900)
     return {"parallel_read_safe": True}
+
+
+# Sphinx writes a toctree's caption as <p class="caption" role="heading"> without the level that
+# role requires (WCAG 4.1.2; axe's aria-required-attr): the sidebar's "Units" and "Guides"
+CAPTION = '<p class="caption" role="heading">'
+CAPTION_WITH_LEVEL = '<p class="caption" role="heading" aria-level="2">'
+
+
+def give_headings_a_level(app, pagename, templatename, context, doctree):
+    for key in ("furo_navigation_tree", "body"):
+        if isinstance(context.get(key), str):
+            context[key] = context[key].replace(CAPTION, CAPTION_WITH_LEVEL)
 
 
 def add_language_switch(app, pagename, templatename, context, doctree):
@@ -265,6 +282,42 @@ def write_theme_words(lang, folder):
         write_mo(mo, catalog)
 
 
+# What scrolls, code or an output wider than the page, needs a tab stop for a keyboard to scroll
+# it (WCAG 2.1.1; axe's scrollable-region-focusable): each such box gets one, with a name that
+# says what it is, and loses it when a wider window shows it whole.
+KEYBOARD_JS = """// Written by `python -m authoring site` (authoring/site.py).
+(function () {
+  var names = %s;
+  function mark() {
+    document.querySelectorAll("pre, .cell_output .output, .table-wrapper").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-label", box.closest(".cell_output") ? names.output : names.code);
+        box.dataset.courseScrolls = "yes";
+      } else if (!scrolls && box.dataset.courseScrolls) {
+        ["tabindex", "role", "aria-label", "data-course-scrolls"].forEach(function (name) {
+          box.removeAttribute(name);
+        });
+      }
+    });
+  }
+  var waiting;
+  window.addEventListener("resize", function () { clearTimeout(waiting); waiting = setTimeout(mark, 200); });
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", mark); } else { mark(); }
+  window.addEventListener("load", mark);
+})();
+"""
+
+
+def write_keyboard_js(lang, folder):
+    names = {"code": say("site_scrolls_code", lang), "output": say("site_scrolls_output", lang)}
+    (folder / "_static").mkdir(exist_ok=True)
+    (folder / "_static" / "course-keyboard.js").write_text(KEYBOARD_JS % json.dumps(names, ensure_ascii=False),
+                                                            encoding="utf-8")
+
+
 def titled(page, text, lang):
     """A page written once for both languages (docs/glossary.md) gets its title in `lang`, so
     that every title of a language's site is in that language."""
@@ -281,6 +334,7 @@ def stage(root, lang, folder):
     (folder / "units").mkdir(parents=True)
     (folder / "index.md").write_text(index_page(root, lang), encoding="utf-8")
     write_theme_words(lang, folder)
+    write_keyboard_js(lang, folder)
     pages = ["index"]
     for unit in UNITS:
         nbformat.write(unit_page(root, unit, lang), folder / "units" / f"{unit}.ipynb")

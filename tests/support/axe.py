@@ -1,0 +1,68 @@
+"""axe-core, the accessibility rules engine, run inside a page of Debian's Chromium (Playwright).
+
+axe-core comes from npm, installed beside the checkout by `.ci/run`
+(`npm install --prefix .ci/axe axe-core@4.14.1`; or the file AXE_CORE names); nothing is fetched
+while the tests run. `audit(page)` injects it into the page and returns the violations of
+WCAG 2.1 levels A and AA: [{"id", "impact", "help", "nodes": [{"target", "html"}]}].
+
+What is upstream JupyterLab's (not the course's to fix) is listed in `UPSTREAM`, each with the
+issue that tracks it and the elements it is found on; `unexpected` keeps every other violation,
+so a new one, the course's or upstream's, fails the test that reads it.
+"""
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSION = "4.14.1"
+INSTALLED = ROOT / ".ci" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+MISSING = f"axe-core is not installed (`npm install --prefix .ci/axe axe-core@{VERSION}`; .ci/run does it)"
+
+
+def axe_script():
+    """The path of axe.min.js, or None when it is not installed."""
+    path = Path(os.environ.get("AXE_CORE", INSTALLED))
+    return path if path.is_file() else None
+
+
+def audit(page, exclude=()):
+    """The page's WCAG 2.1 A/AA violations, as axe-core reports them; `exclude`: CSS selectors
+    of what is left out (content that is not the page's own, say)."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_script().read_text(encoding="utf-8"))
+    return page.evaluate(
+        """async ([tags, exclude]) => {
+            const context = exclude.length ? {exclude: exclude.map(s => [s])} : document;
+            const result = await axe.run(context, {runOnly: {type: "tag", values: tags},
+                                                   resultTypes: ["violations"]});
+            return result.violations.map(v => ({
+                id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.map(n => ({target: n.target.join(" "), html: n.html.slice(0, 300)}))}));
+        }""", [TAGS, list(exclude)])
+
+
+def count(violations):
+    """{rule id: how many elements}."""
+    return {v["id"]: len(v["nodes"]) for v in violations}
+
+
+def unexpected(violations, upstream=()):
+    """The violations left once the `upstream` ones are set aside: [(rule, pattern, issue)],
+    where a node of `rule` whose target or HTML matches `pattern` (a regular expression) is
+    upstream's, tracked at `issue`."""
+    left = []
+    for violation in violations:
+        nodes = [node for node in violation["nodes"]
+                 if not any(rule == violation["id"] and (re.search(pattern, node["target"])
+                                                         or re.search(pattern, node["html"]))
+                            for rule, pattern, _ in upstream)]
+        if nodes:
+            left.append({**violation, "nodes": nodes})
+    return left
+
+
+def report(where, violations):
+    """One line per violation, for the test's output."""
+    return [f"{where}: {v['id']} ({v['impact']}) x{len(v['nodes'])}: {v['help']} — "
+            f"{v['nodes'][0]['target']} {v['nodes'][0]['html'][:160]}" for v in violations]
