@@ -39,10 +39,12 @@ def show(figure, lang="en"):
     from IPython.display import display
 
     alt, description = describe(figure, lang)
+    series = [list(each) for each in looks(figure, lang)]
     png = print_figure(figure, "png", bbox_inches="tight")
     plt.close(figure)
     display(bundle(png, alt, description), raw=True,
-            metadata={"image/png": {"alt": alt}, "course": {"alt": alt, "description": description}})
+            metadata={"image/png": {"alt": alt},
+                      "course": {"alt": alt, "description": description, "series": series}})
 
 
 def bundle(png, alt, description):
@@ -78,7 +80,11 @@ def number(value, lang):
         return "0"
     if not math.isfinite(value):
         return str(value)
-    text = f"{abs(value):.3g}" if 1e-2 <= abs(value) < 1e5 else f"{abs(value):.1e}"
+    size = abs(value)
+    if 1e3 <= size < 1e5:  # whole, five digits grouped with a space (38 400), as the notebooks write
+        text = f"{round(size):,}".replace(",", " " if size >= 1e4 else "")
+    else:
+        text = f"{size:.3g}" if 1e-2 <= size < 1e3 else f"{size:.1e}"
     text = ("−" if value < 0 else "") + text
     return text.replace(".", ",") if lang == "es" else text
 
@@ -97,10 +103,9 @@ def clean(label):
 
 # ---- plots: axes, curves, points, reference lines ----
 
-def plot_words(ax, lang):
-    xname, yname = clean(ax.get_xlabel()) or "x", clean(ax.get_ylabel()) or "y"
-    variable = xname if len(xname) <= 12 else "x"
-    logx, logy = ax.get_xscale() == "log", ax.get_yscale() == "log"
+def kinds(ax):
+    """The axes' lines by kind: curves (drawn with a line style), series of points (markers
+    only), horizontal and vertical reference lines; and its shaded vertical bands."""
     curves, points, across, along, bands = [], [], [], [], []
     for line in ax.get_lines():
         if not line.get_visible():
@@ -117,6 +122,25 @@ def plot_words(ax, lang):
     for patch in ax.patches:
         if patch.get_data_transform() is ax.get_xaxis_transform(which="grid") and hasattr(patch, "get_width"):
             bands.append(patch)
+    return curves, points, across, along, bands
+
+
+def looks(figure, lang="en"):
+    """[(kind, label, style)] of every line of the figure's plots: what tells them apart
+    without colour (a test checks that no two of a kind look alike)."""
+    found = []
+    for ax in figure.axes:
+        if getattr(ax, "drawn_graph", None) is None:
+            for kind, lines in zip(("curve", "points", "horizontal", "vertical"), kinds(ax)):
+                found += [(kind, name_of(line, lang), style_of(line, lang)) for line in lines]
+    return found
+
+
+def plot_words(ax, lang):
+    xname, yname = clean(ax.get_xlabel()) or "x", clean(ax.get_ylabel()) or "y"
+    variable = xname if len(xname) <= 12 else "x"
+    logx, logy = ax.get_xscale() == "log", ax.get_yscale() == "log"
+    curves, points, across, along, bands = kinds(ax)
     axes = ("figure_axes_loglog" if logx and logy else "figure_axes_logy" if logy
             else "figure_axes_logx" if logx else "figure_axes_linear")
     counts = []
