@@ -17,7 +17,25 @@ ROOT = Path(__file__).resolve().parents[2]
 VERSION = "4.14.1"
 INSTALLED = ROOT / ".ci" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-MISSING = f"axe-core is not installed (`npm install --prefix .ci/axe axe-core@{VERSION}`; .ci/run does it)"
+AXE_MISSING = f"axe-core is not installed (`npm install --prefix .ci/axe axe-core@{VERSION}`; .ci/run does it)"
+
+
+# JupyterLab's own violations (4.5), none of them the course's to fix: (rule, where it is found, the
+# upstream issue). Each is matched on the element axe names, so that anything else, or the same
+# rule elsewhere, fails the test that reads an audit.
+JUPYTERLAB = [
+    ("aria-allowed-attr", r"<jp-button [^>]*aria-pressed=",
+     ("jupyterlab/jupyterlab#16891: aria-pressed on a toolbar's jp-button (Upload, File filter, Debugger, and "
+      "Validate, which nbgrader makes with JupyterLab's ToolbarButton)")),
+    ("aria-input-field-name", r"\.cm-content|class=\"cm-content",
+     ("jupyterlab/jupyterlab#10347: a cell's editor (CodeMirror) has no name; CodeMirror leaves it to the "
+      "application, codemirror/dev#1127")),
+    ("aria-required-children", r"jp-WindowedPanel-viewport",
+     "jupyterlab/jupyterlab#14765: the notebook's cells are a role=feed without its article children"),
+    ("button-name", r"jp-collapseHeadingButton",
+     ("a Markdown heading's collapse button has no name; under the open audit jupyterlab/jupyterlab#16890 "
+      "(4.1.2 Name, Role, Value), where this button is not listed yet")),
+]
 
 
 def axe_script():
