@@ -161,7 +161,7 @@ def guides(root, lang):
 # the guides in the order of the roles: students, instructors, authors; others after them
 GUIDE_ORDER = ["docs/index", "docs/student", "docs/instructor", "docs/classroom", "docs/grading",
                "docs/scaling", "docs/deploy", "docs/operations", "docs/threat-model", "docs/authoring",
-               "docs/hidden-tests", "glossary"]
+               "docs/hidden-tests", "glossary", "docs/accessibility"]
 
 
 def guide_order(page):

@@ -126,13 +126,14 @@ AUDITS = {}  # assignment -> {moment: axe-core's violations}, from the sessions 
 EDITORS = {}  # assignment -> (cell editors, those wrapping long lines) when the notebook opened
 
 
-def audited(assignment, moment, page):
-    """axe-core's WCAG 2.1 A/AA violations on the page now (support/axe.py), kept for
+def audited(assignment, moment, page, within=None):
+    """axe-core's WCAG 2.1 A/AA violations on the page now, or in what `within` selects (the
+    rest was audited already: a page that size takes seconds), kept for
     test_the_students_jupyterlab_passes_axe_but_for_jupyterlabs_own."""
     EDITORS.setdefault(assignment, (page.locator(".jp-Notebook .cm-editor").count(),
                                     page.locator(".jp-Notebook .cm-editor .cm-lineWrapping").count()))
     if axe_script():
-        AUDITS.setdefault(assignment, {})[moment] = audit(page)
+        AUDITS.setdefault(assignment, {})[moment] = audit(page, within)
 
 
 def error_texts(page):
@@ -196,7 +197,7 @@ def test_a_student_solves_the_assignment_in_jupyterlab(student, assignment):
                 type_into(page, where[first_answer], answers[first_answer])
                 passed, said["half-done"] = validate(page)
                 student.screenshot(page, f"{assignment}-validate-half-done")
-                audited(assignment, "Validate's dialog, half done", page)
+                audited(assignment, "Validate's dialog, half done", page, ".jp-Dialog")
                 close_dialog(page)
                 assert not passed
             for grade_id, index in where.items():
@@ -205,7 +206,7 @@ def test_a_student_solves_the_assignment_in_jupyterlab(student, assignment):
             left = error_texts(page)
             drawn = page.locator(".jp-OutputArea-output img").count()
             student.screenshot(page, f"{assignment}-solved")
-            audited(assignment, "solved, its figures drawn", page)
+            audited(assignment, "solved, its figures drawn", page, ".jp-NotebookPanel:not(.lm-mod-hidden)")
             passed, said["solved"] = validate(page)
             student.screenshot(page, f"{assignment}-validate-solved")
             close_dialog(page)

@@ -11,11 +11,11 @@ import nbformat
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from authoring.build import ROOT  # noqa: E402
-from course import figures  # noqa: E402
-from course.names import LANGUAGES, UNITS  # noqa: E402
+from authoring.build import ROOT
+from course import figures
+from course.names import LANGUAGES, UNITS
 
 AXIS = {"en": "Horizontal axis", "es": "Eje horizontal"}
 GRAPH = {"en": "computation graph", "es": "grafo de cómputo"}
@@ -166,6 +166,7 @@ def test_every_figure_of_the_notebooks_carries_its_words(unit, lang):
     found = figure_outputs(unit, lang)
     assert found, f"{unit}-{lang} draws no figure"
     for output in found:
+        assert "course" in output["metadata"], f"{unit}-{lang}: a figure shown without figures.show"
         words = output["metadata"]["course"]
         page = Figure(output["data"]["text/html"])
         print(f"{unit}-{lang}: {words['alt']}")

@@ -284,3 +284,57 @@ def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     assert run.returncode == 0 and "1 submission(s) of lab01-es stamped late: 24680" in run.stdout
     stamp = (filed.parent / "timestamp.txt").read_text()
     assert (parse_utc(stamp) - parse_utc(datetime(2026, 10, 16, 21, 59))).total_seconds() == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
+    """axe-core at WCAG 2.1 A and AA, in Chromium, on the instructor's report and on a student's
+    feedback page in each language: no violation. The feedback page is of lab 01 graded with its
+    figure drawn; the figure keeps its words, in the student's language, as its image's alt."""
+    import os
+
+    from playwright.sync_api import sync_playwright
+    from support.axe import AXE_MISSING, audit, axe_script, report
+    from support.browser import CHROMIUM
+
+    from grader.plugins.inert import MakeInert
+    from grader.reports.report import write_html
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    if not axe_script():
+        pytest.skip(AXE_MISSING)
+    student, assignment = f"a11y-{lang}", f"lab01-{lang}"
+    pages = {"report": write_html(reported.root, ASSIGNMENT, lang)}
+    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
+        gb.update_or_create_student(student)
+        gb.add_submission(assignment, student)
+        gb.find_grade("lab01-formulas", "lab01", assignment, student).auto_score = 3
+        gb.db.commit()
+    graded = nbformat.read(reported.root / "source" / assignment / "lab01.ipynb", 4)  # executed: its figure drawn
+    for index, cell in enumerate(graded.cells):
+        MakeInert().preprocess_cell(cell, {}, index)  # as grading leaves the outputs
+    reported.submit(student, assignment, reported.release(assignment))
+    folder = reported.root / "autograded" / student / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(graded, folder / "lab01.ipynb")
+    reported.grader.own(reported.root / "autograded")
+    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    pages["feedback"] = reported.root / "feedback" / student / assignment / "lab01.html"
+    found, alts = {}, []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.route("http*://**", lambda route: route.abort())  # nothing fetched: the pages stand alone
+        for name, path in pages.items():
+            page.goto(path.as_uri())
+            found[name] = audit(page)
+            assert page.evaluate("() => document.documentElement.lang") == lang
+            alts += page.locator("img").evaluate_all("els => els.map(e => e.getAttribute('alt'))")
+        browser.close()
+    print({name: {v["id"]: len(v["nodes"]) for v in violations} for name, violations in found.items()}, alts)
+    assert not any(found.values()), "\n".join(line for name, violations in found.items()
+                                              for line in report(name, violations))
+    axis = {"en": "Horizontal axis", "es": "Eje horizontal"}[lang]
+    assert len(alts) >= 2 and all(alts) and any(axis in alt for alt in alts)

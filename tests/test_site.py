@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
+from support.axe import AXE_MISSING, audit, axe_script, report
 from support.predictions import ANSWERS, stated
 from support.servers import free_port
 
@@ -314,3 +315,58 @@ def test_navigation_in_teaching_order_and_in_each_language(site):
     assert titles["en"].keys() == titles["es"].keys()
     same = [(href, title) for href, title in titles["es"].items() if title == titles["en"][href]]
     assert not same, f"titled alike in both languages: {same}"
+
+
+NARROW = ["scrollable-region-focusable"]
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium is missing (apt-get install chromium)")
+def test_every_page_passes_axe_in_both_languages(site):
+    """axe-core at WCAG 2.1 A and AA on every page of the site, in both languages, from a local web
+    server in Chromium, once its math is typeset: no violation, at a desktop's width; and at a
+    phone's, on the units (where code scrolls most), none of what a width changes. Each page declares its language, and every image's
+    alt text is words (a figure's, computed from its numbers), not its file's path."""
+    from playwright.sync_api import sync_playwright
+
+    if not axe_script():
+        pytest.skip(AXE_MISSING)
+    pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html")
+                   if not {"_static", "_sources"} & set(path.relative_to(site).parts))
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found, languages, images = {}, {}, []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-dev-shm-usage"])
+            widths = {"desktop": 1280, "phone": 390}
+            for name, width in widths.items():
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                for attempt in range(50):  # the server takes a moment to listen
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/index.html")
+                        break
+                    except Exception:  # noqa: BLE001 (Playwright's connection refused)
+                        time.sleep(0.2)
+                for path in pages if name == "desktop" else [p for p in pages if "/units/" in p]:
+                    page.goto(f"http://127.0.0.1:{port}/{path}")
+                    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+                    # narrower, only what a width changes: which boxes scroll
+                    found[f"{path} ({name})"] = audit(page, rules=None if name == "desktop" else NARROW)
+                    languages[path] = page.evaluate("() => document.documentElement.lang")
+                    images += page.locator("img").evaluate_all(
+                        "els => els.map(e => [e.getAttribute('alt'), e.getAttribute('src').slice(0, 60)])")
+                page.close()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print(f"{len(found)} pages audited ({len(pages)} at a desktop's width), "
+          f"{sum(map(len, found.values()))} violations; {len(images)} images:", [alt for alt, _ in images])
+    assert len(pages) >= 2 * len(UNITS) + 2
+    assert not any(found.values()), "\n".join(line for where, violations in found.items()
+                                              for line in report(where, violations))
+    assert {path: lang for path, lang in languages.items() if path.split("/")[0] not in (lang, "index.html")} == {}
+    assert images and all(alt and not alt.startswith(("../", "_images")) and src not in alt
+                          for alt, src in images), images

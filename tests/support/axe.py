@@ -44,20 +44,19 @@ def axe_script():
     return path if path.is_file() else None
 
 
-def audit(page, exclude=()):
-    """The page's WCAG 2.1 A/AA violations, as axe-core reports them; `exclude`: CSS selectors
-    of what is left out (content that is not the page's own, say)."""
+def audit(page, within=None, rules=None):
+    """The page's WCAG 2.1 A/AA violations, as axe-core reports them: of the whole page, or of what
+    the CSS selector `within` matches; of every rule of those levels, or of `rules` only."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(content=axe_script().read_text(encoding="utf-8"))
+    run_only = {"type": "rule", "values": rules} if rules else {"type": "tag", "values": TAGS}
     return page.evaluate(
-        """async ([tags, exclude]) => {
-            const context = exclude.length ? {exclude: exclude.map(s => [s])} : document;
-            const result = await axe.run(context, {runOnly: {type: "tag", values: tags},
-                                                   resultTypes: ["violations"]});
+        """async ([within, runOnly]) => {
+            const result = await axe.run(within || document, {runOnly, resultTypes: ["violations"]});
             return result.violations.map(v => ({
                 id: v.id, impact: v.impact, help: v.help,
                 nodes: v.nodes.map(n => ({target: n.target.join(" "), html: n.html.slice(0, 300)}))}));
-        }""", [TAGS, list(exclude)])
+        }""", [within, run_only])
 
 
 def count(violations):
