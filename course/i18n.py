@@ -1021,6 +1021,14 @@ MESSAGES = {
     "figure_graph_untitled": {"en": "A computation graph", "es": "Un grafo de cómputo"},
     "figure_graph_grad": {"en": ", grad {grad}", "es": ", grad {grad}"},
     "figure_graph_feeds": {"en": "{name} feeds {users}", "es": "{name} alimenta a {users}"},
+    "cohort_distribution_words": {
+        "en": "The histogram of the {n} graded students' scores (the maximum is {max}): {bars}.",
+        "en_one": "The histogram of the one graded student's score (the maximum is {max}): {bars}.",
+        "es": "Histograma de las notas de los {n} estudiantes calificados (el máximo es {max}): {bars}.",
+        "es_one": "Histograma de la nota del único estudiante calificado (el máximo es {max}): {bars}.",
+    },
+    "cohort_distribution_bar": {"en": "{n} students at {score}", "en_one": "1 student at {score}",
+                                "es": "{n} estudiantes con {score}", "es_one": "1 estudiante con {score}"},
     "figure_graph_shared": {"en": "Inputs of more than one node: {shared}.",
                             "es": "Entradas de más de un nodo: {shared}."},
 

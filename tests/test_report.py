@@ -291,6 +291,7 @@ def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
     """axe-core at WCAG 2.1 A and AA, in Chromium, on the instructor's report and on a student's
     feedback page in each language: no violation. The feedback page is of lab 01 graded with its
     figure drawn; the figure keeps its words, in the student's language, as its image's alt."""
+    import html
     import os
 
     from playwright.sync_api import sync_playwright
@@ -338,3 +339,8 @@ def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
                                               for line in report(name, violations))
     axis = {"en": "Horizontal axis", "es": "Eje horizontal"}[lang]
     assert len(alts) >= 2 and all(alts) and any(axis in alt for alt in alts)
+    # the report's histogram in words, from the scores it plots (ana's 20 of 17 among them)
+    words = {"en": ("graded students' scores (the maximum is 17): ", "1 student at 20"),
+             "es": ("estudiantes calificados (el máximo es 17): ", "1 estudiante con 20")}[lang]
+    shown = html.unescape(pages["report"].read_text())
+    assert all(part in shown for part in words), shown.split("<figure>")[1][:600]
