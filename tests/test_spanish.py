@@ -52,9 +52,9 @@ def prose(markdown):
 
 
 # a number written with a point: 1.5, 0.25, 3.000, 1.2e-1 (Spanish prose writes 1,5, 3000 or 3 000 and
-# 1,2e-1); versions (2.13.0, Python 3.11, LTI 1.3, Kubernetes (1.28 o posterior), WCAG 2.1, JupyterLab 4.5)
-# are names, not numbers
-DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )(?<!Kubernetes \()(?<!WCAG )(?<!JupyterLab )"
+# 1,2e-1); versions (2.13.0, Python 3.11, LTI 1.3, Kubernetes (1.28 o posterior), WCAG 2.1, JupyterLab 4.5,
+# JupyterHub 6.1) are names, not numbers
+DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )(?<!Kubernetes \()(?<!WCAG )(?<!JupyterLab )(?<!JupyterHub )"
                            r"\d+\.\d+(e[-+]?\d+)?(?![\w.])")
 # a number of five digits or more, ungrouped (Spanish prose writes 65 504 and 38 400)
 # (an id is a name: «estudiante 12345», «Student 12345», an issue's number «jupyterlab#16891»)
