@@ -1021,6 +1021,9 @@ MESSAGES = {
     "figure_graph_untitled": {"en": "A computation graph", "es": "Un grafo de cómputo"},
     "figure_graph_grad": {"en": ", grad {grad}", "es": ", grad {grad}"},
     "figure_graph_feeds": {"en": "{name} feeds {users}", "es": "{name} alimenta a {users}"},
+    "figure_graph_shared": {"en": "Inputs of more than one node: {shared}.",
+                            "es": "Entradas de más de un nodo: {shared}."},
+    # the cohort report's histogram in words (grader/reports/report.py)
     "cohort_distribution_words": {
         "en": "The histogram of the {n} graded students' scores (the maximum is {max}): {bars}.",
         "en_one": "The histogram of the one graded student's score (the maximum is {max}): {bars}.",
@@ -1029,8 +1032,6 @@ MESSAGES = {
     },
     "cohort_distribution_bar": {"en": "{n} students at {score}", "en_one": "1 student at {score}",
                                 "es": "{n} estudiantes con {score}", "es_one": "1 estudiante con {score}"},
-    "figure_graph_shared": {"en": "Inputs of more than one node: {shared}.",
-                            "es": "Entradas de más de un nodo: {shared}."},
 
     # ---- feedback's chrome: nbgrader's feedback template in the student's language ----
     "feedback_score": {"en": "Score", "es": "Puntuación"},
@@ -1042,6 +1043,10 @@ MESSAGES = {
     "feedback_comments": {"en": "Comments", "es": "Comentarios"},
     "feedback_late_penalty": {"en": "Late submission penalty", "es": "Penalización por retraso"},
     "feedback_top": {"en": "Top", "es": "Arriba"},
+    # the labels above graded cells: in the page's language, as WCAG 3.1.2 asks of every passage
+    "feedback_student_answer": {"en": "Student's answer", "es": "Respuesta del estudiante"},
+    "feedback_student_task": {"en": "Student's task", "es": "Tarea del estudiante"},
+    "feedback_grade_cell": {"en": "Grade cell", "es": "Celda calificada"},
     # ---- cohort report: one maximum, extra credit apart, similarity hints ----
     "cohort_extra_credit": {
         "en": "Scores include extra credit, which can go past the maximum ({students} "

@@ -330,6 +330,7 @@ def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
         page.route("http*://**", lambda route: route.abort())  # nothing fetched: the pages stand alone
         for name, path in pages.items():
             page.goto(path.as_uri())
+            page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
             found[name] = audit(page)
             assert page.evaluate("() => document.documentElement.lang") == lang
             alts += page.locator("img").evaluate_all("els => els.map(e => e.getAttribute('alt'))")
@@ -342,5 +343,9 @@ def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
     # the report's histogram in words, from the scores it plots (ana's 20 of 17 among them)
     words = {"en": ("graded students' scores (the maximum is 17): ", "1 student at 20"),
              "es": ("estudiantes calificados (el máximo es 17): ", "1 estudiante con 20")}[lang]
+    if lang == "es":  # every label of the feedback page in the page's language (WCAG 3.1.2)
+        feedback = pages["feedback"].read_text()
+        assert "Respuesta del estudiante" in feedback and "Student's answer" not in feedback
+        assert "Grade cell" not in feedback and "Celda calificada" in feedback
     shown = html.unescape(pages["report"].read_text())
     assert all(part in shown for part in words), shown.split("<figure>")[1][:600]
