@@ -12,9 +12,12 @@ One output carries them, for each place a notebook is read:
   from output metadata (JupyterLab's image renderer sets none; myst-nb takes one only from
   cell metadata), so the HTML is what carries it there;
 - image/png, with {"image/png": {"alt": ...}} in the output's metadata: what nbconvert's
-  HTML (nbgrader's feedback) writes as the image's alt, and what the grader keeps of an
-  autograded output (grader/plugins/inert.py);
+  HTML (nbgrader's feedback) writes as the image's alt; the grader keeps the PNG of an
+  autograded output and gives it the plain text below as its alt (grader/plugins/inert.py);
 - text/plain: the alt text and the description, for a terminal or any reader of text.
+
+The metadata's "course" entry keeps the words and how each line looks (`looks`), which
+tests/test_figures.py reads.
 """
 import base64
 import html
