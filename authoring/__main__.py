@@ -6,21 +6,22 @@
     python -m authoring site            # the course website, both languages, in _site/ (authoring/site.py)
     python -m authoring site --out DIR  # the same, written to DIR (-v: Sphinx says what it does)
 """
-import argparse
 import sys
 import time
 
+from course.commands import Parser
+
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m authoring", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog="python -m authoring", description=__doc__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")  # none: build
     build = commands.add_parser("build", help="write source/ and release/ from the masters")
-    build.add_argument("--force", action="store_true", help="even over notebooks a person edited")
+    build.add_argument("--force", action="store_true",
+                       help="write even over notebooks a person edited (default: refuse, naming them)")
     commands.add_parser("check", help="fail if source/ or release/ is stale, or English and Spanish differ")
     site = commands.add_parser("site", help="the course website, both languages")
     site.add_argument("--out", default=None, metavar="FOLDER", help="where to write it (default: _site/)")
-    site.add_argument("-v", "--verbose", action="store_true", help="Sphinx says what it does")
+    site.add_argument("-v", "--verbose", action="store_true", help="Sphinx says what it does (default: quiet)")
     arguments = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if arguments.command in (None, "build"):
         from authoring.build import build as write

@@ -220,8 +220,8 @@ def report(students, wall):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--students", type=int, default=10, help="simulated students at once (default 10)")
-    parser.add_argument("--unit", default="lab01", help="the unit they work on (default lab01)")
+    parser.add_argument("--students", type=int, default=10, help="simulated students at once (default: 10)")
+    parser.add_argument("--unit", default="lab01", help="the unit they work on (default: lab01)")
     parser.add_argument("--prefix", default=f"ld{os.getpid() % 100000}",
                         help="prefix of the system users made for the run (default: ld and this PID)")
     arguments = parser.parse_args(argv)

@@ -249,18 +249,20 @@ def report(assignment, n, runs, verdicts_of, stock_cores, steps):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--units", nargs="+", choices=UNITS, default=list(UNITS))
-    parser.add_argument("--students", type=int, default=6, help="submissions per unit")
-    parser.add_argument("--workers", type=int, default=os.cpu_count())
-    parser.add_argument("--dask", action="store_true", help="also on a local Dask cluster")
+    parser.add_argument("--units", nargs="+", choices=UNITS, default=list(UNITS),
+                        help=f"the units graded (default: all, {' '.join(UNITS)})")
+    parser.add_argument("--students", type=int, default=6, help="submissions per unit (default: 6)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count(),
+                        help=f"submissions graded at once by the parallel command (default: the cores, {os.cpu_count()})")
+    parser.add_argument("--dask", action="store_true", help="also on a local Dask cluster (default: not)")
     parser.add_argument("--graceful", action="store_true",
-                        help="also our parallel command with kernels shut down gracefully")
+                        help="also our parallel command with kernels shut down gracefully (default: not)")
     parser.add_argument("--no-caches", action="store_true",
-                        help="also our parallel command without the kernels' caches")
+                        help="also our parallel command without the kernels' caches (default: not)")
     parser.add_argument("--cold", action="store_true",
-                        help="also our parallel command, and stock serial, with kernels started cold")
+                        help="also our parallel command, and stock serial, with kernels started cold (default: not)")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
-                        help="also draw submissions per minute as a bar chart")
+                        help="also draw submissions per minute as a bar chart (default: no plot)")
     arguments = parser.parse_args()
     n = arguments.students
     assignments = [f"{unit}-en" for unit in arguments.units]

@@ -37,7 +37,8 @@ from tests.support.processes import done
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2,
+                        help="submissions graded at once by the parallel command (default: 2)")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=sorted(CASES),
                         help="grade only these cases (default: all)")
     arguments = parser.parse_args()

@@ -27,7 +27,7 @@ ASSIGNMENTS = [f"theory03-{lang}" for lang in LANGUAGES]
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workers", type=int, default=None, help="the demo's parallel workers")
+    parser.add_argument("--workers", type=int, default=None, help="the demo's parallel workers (default: the machine's cores)")
     arguments = parser.parse_args()
     demo = subprocess.run([sys.executable, "-m", "grader", "demo", "--no-progress",
                            *([f"--workers={arguments.workers}"] if arguments.workers else [])],

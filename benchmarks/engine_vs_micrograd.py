@@ -15,8 +15,6 @@ import sys
 import time
 from functools import partial
 
-from micrograd.engine import Value as MicroValue
-
 from minigrad import Value as MiniValue
 
 LEAVES = 100_000
@@ -45,6 +43,9 @@ def timed(function):
 
 
 def main():
+    import argparse
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    from micrograd.engine import Value as MicroValue  # benchmarks/requirements.txt
     sys.setrecursionlimit(10_000)  # micrograd's topological sort is recursive (depth ~17 here)
     numbers = [random.Random(0).uniform(0.9, 1.1) for _ in range(LEAVES)]
     times = {name: {"build": [], "backward": []} for name in ("minigrad", "micrograd")}

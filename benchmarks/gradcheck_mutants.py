@@ -40,6 +40,8 @@ def caught(mutant, folder):
 
 
 def main():
+    import argparse
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     with tempfile.TemporaryDirectory() as folder:
         results = [(mutant, caught(mutant, folder)) for mutant in MUTANTS]
     decidable = [(m, c) for m, c in results if not m.undecidable]

@@ -138,9 +138,9 @@ def run_nbgrader(*argv):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("course")
-    parser.add_argument("assignment")
-    parser.add_argument("student")
+    parser.add_argument("course", help="a course folder with the submission (submitted/STUDENT/ASSIGNMENT/)")
+    parser.add_argument("assignment", help="the assignment: theory03-en, lab01-es, ...")
+    parser.add_argument("student", help="the student whose submission is graded")
     parser.add_argument("--spawned-at", type=float, default=STARTED,
                         help="CLOCK_MONOTONIC when this process was started (default: now)")
     arguments, options = parser.parse_known_args()

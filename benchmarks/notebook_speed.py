@@ -7,7 +7,6 @@ so its time over the floor is what the demos cost each grading. Medians of 5
 alternating runs. It prints figures; it asserts nothing.
 """
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -26,7 +25,11 @@ def run(nb):
 
 
 def main():
-    path = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "source" / "theory03-en" / "theory03.ipynb"
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebook", nargs="?", default=str(ROOT / "source" / "theory03-en" / "theory03.ipynb"),
+                        help="the notebook to execute (default: source/theory03-en/theory03.ipynb)")
+    path = Path(parser.parse_args().notebook).resolve()
     notebook = nbformat.read(path, as_version=4)
     floor = nbformat.v4.new_notebook()
     # the floor: the setup cell (every import the notebook makes at the top) and nothing else

@@ -121,6 +121,10 @@ def write_settings(person, home, exchange, course_id, course_dir=None):
         files[".jupyter/nbgrader_config.py"] = ("c = get_config()  # noqa: F821\n"
                                                 f"c.Exchange.root = {str(exchange)!r}\n"
                                                 f"c.CourseDirectory.root = {str(course_dir)!r}\n")
+        # kernels the instructor starts from a terminal (nbgrader validate runs the solutions)
+        # talk over sockets in their private folders, not on the machine's loopback, as their
+        # server's do (classroom/hub.py)
+        files[".jupyter/jupyter_config.json"] = json.dumps({"KernelManager": {"transport": "ipc"}}, indent=1)
         # JupyterHub's servers forbid every frame (frame-ancestors 'none') unless told
         # otherwise, and JupyterLab shows formgrader in a frame of the same server
         files[".jupyter/jupyter_server_config.json"] = json.dumps(

@@ -479,10 +479,10 @@ MESSAGES = {
         "es": "lanzó RuntimeError: un producto de matrices de formas ({left}) @ ({right}), que no encajan",
     },
     "lab01_shapes_hint": {
-        "en": " — check each product by its shapes: dy is (n, d_out), W is (d_out, d_in), x is (n, d_in); "
-              "dx must come out (n, d_in) and dW (d_out, d_in)",
-        "es": " — comprueba cada producto por sus formas: dy es (n, d_out), W es (d_out, d_in), x es (n, d_in); "
-              "dx debe salir (n, d_in) y dW (d_out, d_in)",
+        "en": " — check each product by its shapes: delta (dL/dy) is (n, d_out), W is (d_out, d_in), x is "
+              "(n, d_in); dx must come out (n, d_in) and dW (d_out, d_in)",
+        "es": " — comprueba cada producto por sus formas: delta (dL/dy) es (n, d_out), W es (d_out, d_in), x es "
+              "(n, d_in); dx debe salir (n, d_in) y dW (d_out, d_in)",
     },
     "lab01_no_autograd": {
         "en": "used autograd ({used}): compute the gradients with your formulas, without autograd "
@@ -517,15 +517,15 @@ MESSAGES = {
         "es": "{name} tiene forma {got}, se esperaba {want}",
     },
     "lab01_transposed": {
-        "en": "{name} is transposed: shape {got}, expected {want} (x.T @ dy?). "
+        "en": "{name} is transposed: shape {got}, expected {want} (x.T @ delta?). "
               "A gradient has the shape of what it is the gradient of",
-        "es": "{name} está traspuesto: forma {got}, se esperaba {want} (¿x.T @ dy?). "
+        "es": "{name} está traspuesto: forma {got}, se esperaba {want} (¿x.T @ delta?). "
               "Un gradiente tiene la forma de aquello de lo que es gradiente",
     },
     "lab01_transposed_square": {
-        "en": "{name} is transposed (x.T @ dy for dW?): "
+        "en": "{name} is transposed (x.T @ delta for dW?): "
               "a gradient has the layout of what it is the gradient of",
-        "es": "{name} está traspuesto (¿x.T @ dy para dW?): "
+        "es": "{name} está traspuesto (¿x.T @ delta para dW?): "
               "un gradiente tiene la disposición de aquello de lo que es gradiente",
     },
     "lab01_doubled": {
@@ -778,6 +778,18 @@ MESSAGES = {
         "en": "passed some but not all of its checks",
         "es": "superó algunas de sus comprobaciones, pero no todas",
     },
+    "validate_written_blank": {
+        "en": "your teacher grades this answer; write it before you hand in",
+        "es": "esta respuesta la califica tu profesor; escríbela antes de entregar",
+    },
+    "submit_renamed": {
+        "en": "{folder} holds no {notebook}, only {found}: only {notebook} is handed in. If one of those is your "
+              "work, rename it back to {notebook} (in JupyterLab's file browser: right-click > Rename), then run "
+              "this command again",
+        "es": "{folder} no contiene {notebook}, solo {found}: solo se entrega {notebook}. Si uno de esos es tu "
+              "trabajo, devuélvele el nombre {notebook} (en el explorador de archivos de JupyterLab: clic derecho "
+              "> Renombrar) y vuelve a ejecutar esta orden",
+    },
     "submit_nothing": {
         "en": "there is no {notebook} to hand in: start the assignment with `python -m course start {assignment}`",
         "es": "no hay ningún {notebook} que entregar: empieza la tarea con `python -m course start {assignment}`",
@@ -870,12 +882,34 @@ MESSAGES = {
         "en": "dated in the future (it would displace every later submission of {student}): not collected",
         "es": "fechada en el futuro (desplazaría todas las entregas posteriores de {student}): no se recoge",
     },
-    "cohort_refused": {"en": "Refused at collection", "es": "Rechazadas al recoger"},
+    "collect_changed": {
+        "en": "changed after it was handed in (its last change is later than the time in its name): "
+              "collected as it is, dated by its last change",
+        "es": "cambió después de entregarse (su último cambio es posterior a la hora de su nombre): "
+              "se recoge tal como está, con la fecha de su último cambio",
+    },
+    # --- a submission over the size cap (course/exchange.py, classroom/hand_in.py) ---
+    "submit_too_big": {
+        "en": "Not handed in: {assignment} holds {found} MiB of files, more than the {mib} MiB a submission "
+              "may hold. Take the large files you do not need out of the folder {assignment}/ and submit again.",
+        "es": "No se ha entregado: {assignment} tiene {found} MiB de archivos, más de los {mib} MiB que puede "
+              "tener una entrega. Saca de la carpeta {assignment}/ los archivos grandes que no necesites y "
+              "vuelve a entregar.",
+    },
+    "hand_in_removed": {
+        "en": "Your submission of {assignment} ({folder}) was removed from the exchange: it held {found} MiB of "
+              "files, more than the {mib} MiB a submission may hold, so it is not handed in. Take the large "
+              "files you do not need out of the folder {assignment}/ and submit again.\n",
+        "es": "Tu entrega de {assignment} ({folder}) se ha quitado del intercambio: tenía {found} MiB de "
+              "archivos, más de los {mib} MiB que puede tener una entrega, así que no está entregada. Saca de "
+              "la carpeta {assignment}/ los archivos grandes que no necesites y vuelve a entregar.\n",
+    },
+    "cohort_refused": {"en": "Refused or marked at collection", "es": "Rechazadas o marcadas al recoger"},
     "cohort_refused_hint": {
-        "en": "Folders in the exchange's inbound that `nbgrader collect` did not take in; each "
-              "student's own latest submission was collected instead.",
-        "es": "Carpetas del buzón de entrada del intercambio que `nbgrader collect` no recogió; de "
-              "cada estudiante se recogió su última entrega propia.",
+        "en": "Folders in the exchange's inbound that `nbgrader collect` did not take in (each "
+              "student's own latest submission was collected instead), or took in marked.",
+        "es": "Carpetas del buzón de entrada del intercambio que `nbgrader collect` no recogió (de "
+              "cada estudiante se recogió su última entrega propia), o recogió marcadas.",
     },
     "cohort_refused_folder": {"en": "Folder", "es": "Carpeta"},
     "cohort_refused_reason": {"en": "Reason", "es": "Motivo"},
@@ -1070,6 +1104,108 @@ MESSAGES = {
     "cohort_identical": {"en": "identical", "es": "idénticas"},
     "cohort_nearly": {"en": "{percent}% alike", "es": "parecidas en un {percent} %"},
     "cohort_no_similar": {"en": "None found.", "es": "No se ha encontrado ninguna."},
+    # ---- the report: what awaits hand grading, and what to do next (grader/reports/report.py) ----
+    "cohort_awaits_hand": {"en": "awaits hand grading", "es": "pendiente de calificar a mano"},
+    "cohort_left_blank": {
+        "en": "left as released: 0 points (nbgrader's rule for an answer not written)",
+        "es": "sin cambios respecto a la versión publicada: 0 puntos (la regla de nbgrader para una respuesta "
+              "no escrita)",
+    },
+    "cohort_graded_by_hand": {"en": "graded by hand", "es": "calificada a mano"},
+    "cohort_pending_points": {
+        "en": "{n:g} points await hand grading", "es": "{n:g} puntos pendientes de calificar a mano",
+        "en_one": "1 point awaits hand grading", "es_one": "1 punto pendiente de calificar a mano",
+    },
+    "cohort_pending_summary": {
+        "en": "{points:g} points of {n} submissions await hand grading: those scores are not final yet.",
+        "es": "Quedan {points:g} puntos de {n} entregas por calificar a mano: esas notas aún no son "
+              "definitivas.",
+        "en_one": "{points:g} points of 1 submission await hand grading: its score is not final yet.",
+        "es_one": "Quedan {points:g} puntos de 1 entrega por calificar a mano: esa nota aún no es definitiva.",
+    },
+    "cohort_question_pending": {
+        "en": "{n} answers await hand grading ({points:g} points)",
+        "es": "{n} respuestas pendientes de calificar a mano ({points:g} puntos)",
+        "en_one": "1 answer awaits hand grading ({points:g} points)",
+        "es_one": "1 respuesta pendiente de calificar a mano ({points:g} puntos)",
+    },
+    "cohort_next_title": {"en": "Next steps", "es": "Próximos pasos"},
+    "cohort_next_formgrader": {
+        "en": "Grade the written answers of {n} submissions in formgrader ({points:g} points await hand "
+              "grading): in JupyterLab, Nbgrader > Formgrader > Manage Assignments > the assignment > "
+              "Needs manual grade.",
+        "es": "Califica en formgrader las respuestas escritas de {n} entregas (quedan {points:g} puntos por "
+              "calificar a mano): en JupyterLab, Nbgrader > Formgrader > Manage Assignments > la tarea > "
+              "Needs manual grade.",
+    },
+    "cohort_next_regrade": {
+        "en": "{n} submissions were not graded: read their logs (above), then {command} grades just those.",
+        "es": "{n} entregas no se calificaron: lee sus registros (arriba) y después {command} califica solo esas.",
+    },
+    "cohort_next_feedback": {
+        "en": "Write the students' feedback: {command} (on a hub, then {release}).",
+        "es": "Genera la retroalimentación de los estudiantes: {command} (en un hub, después {release}).",
+    },
+    "cohort_next_export": {
+        "en": "Export the grades to the LMS: {command} (it refuses while points await hand grading).",
+        "es": "Exporta las notas a la plataforma: {command} (se niega mientras queden puntos por calificar "
+              "a mano).",
+    },
+    # ---- the demo's summary (grader/demo.py) ----
+    "demo_what_happened": {"en": "What came of each submission:", "es": "Qué pasó con cada entrega:"},
+    "demo_fork_bomb": {
+        "en": "Its extra cell forked without end; the sandbox contained it ({refused}; {defences}): the "
+              "machine, the grader and the other submissions were untouched. Its answers are the honest "
+              "ones, so it gets full marks: the sandbox stops what code does to the machine, and the "
+              "score comes only from the checks of the graded cells.",
+        "es": "Su celda de más creaba procesos sin fin; el entorno aislado la contuvo ({refused}; {defences}): "
+              "ni la máquina, ni el corrector, ni las demás entregas se vieron afectados. Sus respuestas son "
+              "las honradas, así que obtiene la nota máxima: el entorno aislado detiene lo que el código hace "
+              "a la máquina, y la nota solo sale de las comprobaciones de las celdas calificadas.",
+    },
+    "demo_fork_bomb_stopped": {"en": "stopped at its process limit", "es": "detenida en su límite de procesos"},
+    "demo_honest": {"en": "The instructor's own answers.", "es": "Las respuestas del propio profesor."},
+    "demo_wrong": {
+        "en": "One wrong answer (a sign in forward()): that exercise's checks fail, with the reason.",
+        "es": "Una respuesta mal (un signo en forward()): fallan las comprobaciones de ese ejercicio, con el "
+              "motivo.",
+    },
+    "demo_hard_coded": {
+        "en": "Answers hard-coded for the visible tests' point: they pass those, and fail the hidden checks "
+              "at points drawn at grading time.",
+        "es": "Respuestas escritas a mano para el punto de los tests visibles: los superan, y fallan las "
+              "comprobaciones ocultas en puntos elegidos al azar al corregir.",
+    },
+    "demo_snoop": {
+        "en": "Hard-coded answers, and a cell that looks for the answer key and the gradebook (not in its "
+              "sandbox: found nothing) and replaces abs, math.isclose and the visible test's helper (the "
+              "grader decides outside the kernel): scored as the hard-coded ones.",
+        "es": "Respuestas escritas a mano y una celda que busca las soluciones y el libro de calificaciones "
+              "(no están en su entorno aislado: no encontró nada) y sustituye abs, math.isclose y la ayuda "
+              "de los tests visibles (el corrector decide fuera del kernel): la misma nota que las escritas "
+              "a mano.",
+    },
+    "demo_kept": {
+        "en": "The demo course stays in {folder} for you to look at; when you are done: rm -r {folder}",
+        "es": "El curso de demostración se queda en {folder} para que lo examines; cuando termines: "
+              "rm -r {folder}",
+    },
+    # ---- every command's one-line error (course/commands.py) ----
+    "cli_help": {"en": "(`{prog} --help` explains every option)",
+                 "es": "(`{prog} --help` explica todas las opciones)"},
+    "cli_unknown": {"en": "unknown option or argument: {words}", "es": "opción o argumento desconocido: {words}"},
+    "cli_required": {"en": "missing argument: {names}", "es": "falta el argumento: {names}"},
+    "cli_choice": {"en": "{argument}: {value} is not one of {choices}",
+                   "es": "{argument}: {value} no es ninguno de estos: {choices}"},
+    "cli_value": {"en": "{argument} needs a value", "es": "{argument} necesita un valor"},
+    "cli_invalid": {"en": "{argument}: {value} is not a valid {kind}",
+                    "es": "{argument}: {value} no es un valor {kind} válido"},
+    "cli_no_class": {"en": "{option}: there is no {cls} to configure (a typo?)",
+                     "es": "{option}: no hay ningún {cls} que configurar (¿una errata?)"},
+    "cli_no_trait": {"en": "{option}: {cls} has no setting {trait} (a typo?)",
+                     "es": "{option}: {cls} no tiene ningún ajuste {trait} (¿una errata?)"},
+    "cli_set_here": {"en": "{option}: this command sets it itself", "es": "{option}: esta orden ya lo fija"},
+    "cli_bad_value": {"en": "{option}: {why}", "es": "{option}: {why}"},
 }
 
 

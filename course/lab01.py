@@ -184,7 +184,7 @@ def paths_problem(got, want, delta, x, W, lang, tol=1e-10):
 
 def raised_problem(text, lang):
     """What an exception's text `text` tells the student: for a product whose shapes do
-    not fit (`dy @ W.T`, `W @ dy`...), the two shapes and how to choose the product."""
+    not fit (`delta @ W.T`, `W @ delta`...), the two shapes and how to choose the product."""
     shapes = re.search(r"\((\d+x\d+) and (\d+x\d+)\)", text)
     if "shapes cannot be multiplied" in text and shapes:
         return say("lab01_shapes_error", lang, left=shapes.group(1), right=shapes.group(2)) \

@@ -8,14 +8,13 @@ writes them into an environment's own configuration (PREFIX/etc/jupyter and PREF
 jupyter/lab/settings): owned by whoever runs it (root, for a class), so a student cannot turn
 the course's Validate off. `python -m course start` writes the same settings at user level
 (my-work/.jupyter); the classroom (classroom/student_env.py) and the Kubernetes image call
-this command.
+this command. JupyterLab asks no question about news or updates (its toast covers the notebook).
 
 `--exchange` keeps nbgrader's Assignments panel and menu (fetch and submit through an
 exchange, as on a hub); without it a student works from a copy (`course start`) and hands in
 through the LMS, so those are hidden too. `--language` makes that language JupyterLab's
 default for everyone of the environment (each person can still choose theirs).
 """
-import argparse
 import json
 from pathlib import Path
 
@@ -84,27 +83,47 @@ def write_locale(settings_dir, lang):
     return path
 
 
+# JupyterLab's notifications: no news, no update check (each asks in a toast that covers the notebook)
+NO_NEWS = {"fetchNews": "false", "checkForUpdates": False}
+NOTIFICATIONS = "@jupyterlab/apputils-extension:notification"
+
+
+def write_no_news(settings_dir):
+    """JupyterLab's user setting for news and update checks, off, unless one is there already
+    (the person's own choice, made in JupyterLab's settings)."""
+    plugin, name = NOTIFICATIONS.split(":")
+    path = Path(settings_dir) / plugin / f"{name}.jupyterlab-settings"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(NO_NEWS))
+    return path
+
+
 def write_sys_prefix(prefix, exchange=False, lang=None):
     """The settings in the environment at `prefix` (its etc/jupyter, and its JupyterLab
     overrides for the default language); the config folder written."""
     prefix = Path(prefix)
     config = write_config(prefix / "etc" / "jupyter", exchange)
+    overrides = prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    known = json.loads(overrides.read_text()) if overrides.exists() else {}
+    known.setdefault(NOTIFICATIONS, NO_NEWS)  # everyone's default; each person may change theirs
     if lang:
-        overrides = prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-        overrides.parent.mkdir(parents=True, exist_ok=True)
-        known = json.loads(overrides.read_text()) if overrides.exists() else {}
         known["@jupyterlab/translation-extension:plugin"] = locale_settings(lang)
-        overrides.write_text(json.dumps(known, indent=1))
+    overrides.write_text(json.dumps(known, indent=1))
     return config
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m course settings", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sys-prefix", required=True, help="the environment's folder (sys.prefix)")
+    from course.commands import Parser
+    parser = Parser(prog="python -m course settings", description=__doc__)
+    parser.add_argument("--sys-prefix", required=True, metavar="PREFIX",
+                        help="the environment's folder (its sys.prefix), whose settings are written (required: no default)")
     parser.add_argument("--exchange", action="store_true",
-                        help="keep nbgrader's Assignments panel (a hub with an exchange)")
-    parser.add_argument("--language", choices=sorted(LOCALES), help="JupyterLab's default language")
+                        help="keep nbgrader's Assignments panel (a hub with an exchange); "
+                             "default: hidden, students hand in through the LMS")
+    parser.add_argument("--language", choices=sorted(LOCALES),
+                        help="JupyterLab's default language (default: none set, JupyterLab's own: English)")
     arguments = parser.parse_args(argv)
     config = write_sys_prefix(arguments.sys_prefix, arguments.exchange, arguments.language)
     print(f"wrote the student server's settings in {config}")

@@ -28,6 +28,8 @@ from course.i18n import say
 from course.names import language_of
 from course.work import WORK, course_root, release_notebook
 
+KERNEL_TRANSPORT = "ipc"  # local sockets, where the system has them (os.name == "posix")
+
 
 def start(assignment, root=None):
     """Copy release/<assignment>/ to my-work/<assignment>/; the copied notebook's path.
@@ -73,22 +75,33 @@ def match_this_python(path):
 def student_settings(root, lang):
     """Jupyter config and JupyterLab settings for student mode (course/server_settings.py's),
     under my-work/.jupyter/. Each language has its settings folder, and its locale is written
-    at every start: the interface speaks the language asked for, whatever was started before."""
+    at every start: the interface speaks the language asked for, whatever was started before.
+    No news and no update check (a toast asking about them covers the notebook), unless the
+    student chose otherwise in JupyterLab's settings."""
     base = Path(root) / WORK / ".jupyter"
     config, settings = base / "config", base / f"lab-settings-{lang}"
     server_settings.write_config(config, exchange=False)
     server_settings.write_locale(settings, lang)
+    server_settings.write_no_news(settings)
     return config, settings
 
 
 def lab_command(root, lang, notebook=None, extra=()):
-    """The `jupyter lab` command line and environment of student mode."""
+    """The `jupyter lab` command line and environment of student mode. Each assignment has its
+    own workspace (the tabs JupyterLab reopens): starting one never reopens another's notebook;
+    `lab` (all the work) has one of its own. Kernels talk to JupyterLab over local sockets (IPC)
+    where the system has them: nothing listens on a TCP port, and ipykernel has no plain-TCP
+    warning to print."""
     root = Path(root)
     config, settings = student_settings(root, lang)
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTERLAB_SETTINGS_DIR=str(settings))
+    workspace = Path(notebook).resolve().parent.name if notebook is not None else "all"
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(root / WORK / ".jupyter" / "workspaces" / workspace))
     # the folder of the student's work, not the course root: its nbgrader_config.py
     # is the instructor's, and Validate must run the release's visible tests only
     arguments = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root / WORK}"]
+    if os.name == "posix":
+        arguments.append(f"--KernelManager.transport={KERNEL_TRANSPORT}")
     if notebook is not None:
         # relative to root_dir, which is how jupyter_server resolves file_to_run (a
         # positional path would be taken relative to the folder the command ran in);

@@ -29,6 +29,10 @@ def submit(assignment, root):
                              known=", ".join(sorted(p.name for p in (root / "release").glob("*-*"))) or "-"))
     notebook = root / WORK / assignment / release.name
     if not notebook.exists():
+        others = sorted(p.name for p in notebook.parent.glob("*.ipynb")) if notebook.parent.is_dir() else []
+        if others:  # renamed: `start` would not copy over the folder, so say how to put it back
+            raise SystemExit(say("submit_renamed", lang, folder=notebook.parent.relative_to(root),
+                                 notebook=release.name, found=", ".join(others)))
         raise SystemExit(say("submit_nothing", lang, notebook=notebook.relative_to(root), assignment=assignment))
     try:
         nb = nbformat.read(str(notebook), as_version=4)

@@ -15,18 +15,26 @@ Failures come in notebook order, each named by its exercise (the heading above
 it), the first marked as the one to do first. The answer has nbgrader's format
 ({"failed": [{"source", "error", "raw_error"}]}), so nbgrader's lab extension shows
 it unchanged. This module is also a Jupyter server extension: student mode
-(course/start.py) enables it in place of nbgrader's validate_assignment.
+(course/start.py) enables it in place of nbgrader's validate_assignment. The kernel it
+starts takes the server's own kernel settings: on a class's hub, sockets in the server's
+private folder, never a port on the machine's loopback (classroom/hub.py).
 """
 import html
+import os
 import re
 import shlex
+import shutil
 import sys
+import tempfile
 import textwrap
+import uuid
 from pathlib import Path
 
 import nbformat
+from jupyter_core.paths import jupyter_runtime_dir
 from nbgrader import utils
 from nbgrader.validator import Validator
+from traitlets.config import Config
 
 from course import names
 from course.i18n import say
@@ -34,7 +42,7 @@ from course.server_settings import INSTALLED_COURSE
 from course.work import release_notebook
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$", re.MULTILINE)
 EXERCISE = re.compile(r"exercise|ejercicio|bonus|extra", re.IGNORECASE)
 
 
@@ -59,20 +67,35 @@ def graded(nb):
 
 
 def exercises(nb):
-    """grade_id -> the exercise it belongs to: the nearest heading above the cell
-    that names an exercise (its points left out), else the nearest heading."""
-    names, last, last_exercise = {}, None, None
+    """grade_id -> where the cell is, in the notebook's own words: of the headings above it that
+    still contain it (a heading ends at the next one of its level or higher), the innermost that
+    names an exercise, else the innermost; notes in parentheses (points, minutes) left out. A
+    test in a later part of the notebook (lab 01's Part D) is named by that part, not by the last
+    exercise above it."""
+    labels, containing = {}, []  # the headings that contain the current cell: [(level, text)]
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            for heading in HEADING.findall(cell.source):
-                heading = re.sub(r"\s*\(.*\)$", "", heading).strip()
-                last = heading
-                if EXERCISE.search(heading):
-                    last_exercise = heading
+            for hashes, heading in HEADING.findall(cell.source):
+                text = without_notes(heading)
+                containing = [(level, t) for level, t in containing if level < len(hashes)] + [(len(hashes), text)]
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id:
-            names[grade_id] = last_exercise or last or grade_id
-    return names
+            named = [text for _, text in containing if EXERCISE.search(text)] or [text for _, text in containing]
+            labels[grade_id] = named[-1] if named else grade_id
+    return labels
+
+
+def without_notes(heading):
+    """A heading without its notes in parentheses, outside code: "Exercise 1 (2 points)" ->
+    "Exercise 1"; "`nn.Linear(64, 600)`" stays."""
+    parts = heading.split("`")
+    parts[::2] = [re.sub(r"\s*\([^()]*\)", "", part) for part in parts[::2]]
+    return "`".join(parts).strip()
+
+
+def written(cell):
+    """An answer a person grades (nbgrader's written answers: Markdown, or code graded by hand)."""
+    return utils.is_solution(cell) and utils.is_grade(cell)
 
 
 def structure(notebook, release):
@@ -126,31 +149,53 @@ def _how_to_copy(release, lang):
                       command=f"cp {shlex.quote(str(release))} {copy}")
 
 
-def failures(notebook, log=None):
-    """Run the notebook as nbgrader's Validate does; (title, error) per failing test worth points."""
-    validator = CourseValidator(ignore_checksums=True)  # checksums: `structure` says which cell
+def kernel_settings(server_config):
+    """The server's KernelManager settings (a traitlets Config, or None), for Validate's own
+    kernel; over `ipc`, its sockets named in the server's runtime folder, not the notebook's."""
+    settings = dict((server_config or {}).get("KernelManager", {}))
+    if settings.get("transport") == "ipc" and "ip" not in settings:
+        settings["ip"] = os.path.join(jupyter_runtime_dir(), f"validate-{uuid.uuid4().hex}")
+    return Config({"KernelManager": settings})
+
+
+def failures(notebook, log=None, kernels=None):
+    """Run the notebook as nbgrader's Validate does; (title, error) per failing test worth points,
+    and per written answer left blank. `kernels`: KernelManager settings for its kernel
+    (`kernel_settings`; by default local sockets where there are any). It runs in a throw-away copy
+    of the notebook's folder, as grading does: what the notebook writes beside itself when run
+    (lab 01's REPORT.md) is not left in the student's folder by Validate."""
+    if kernels is None and os.name == "posix":  # local sockets: no TCP port, no plain-TCP warning
+        kernels = kernel_settings({"KernelManager": {"transport": "ipc"}})
+    validator = CourseValidator(ignore_checksums=True, config=kernels or Config())  # checksums: `structure` says which
     if log is not None:
         validator.log = log
     nb = nbformat.read(str(notebook), as_version=4)
-    labels = exercises(nb)
-    with utils.chdir(str(Path(notebook).parent)):  # as nbgrader's validate: the notebook's folder
-        nb = validator._preprocess(nb)
+    labels, lang = exercises(nb), language_of(notebook)
+    with tempfile.TemporaryDirectory(prefix="course-validate-") as scratch:
+        copy = Path(scratch) / Path(notebook).parent.name
+        shutil.copytree(Path(notebook).parent, copy, symlinks=True,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        with utils.chdir(str(copy)):  # as nbgrader's validate: the notebook's folder (its copy)
+            nb = validator._preprocess(nb)
     found = []
     for cell in validator._get_failed_cells(nb):
         grade_id = cell.metadata.nbgrader["grade_id"]
         errors = [f"{o.ename}: {ANSI.sub('', str(o.evalue))}" for o in cell.get("outputs", [])
                   if o.output_type == "error"]
-        found.append((f"{labels.get(grade_id, grade_id)} ({grade_id})",
-                      "\n".join(errors) or say("validate_partial", language_of(notebook))))
+        if written(cell):
+            said = say("validate_written_blank", lang)
+        else:
+            said = "\n".join(errors) or say("validate_partial", lang)
+        found.append((f"{labels.get(grade_id, grade_id)} ({grade_id})", said))
     return found
 
 
-def check(notebook, release=None, log=None):
+def check(notebook, release=None, log=None, kernels=None):
     """nbgrader's Validate answer for the student's `notebook`: {} for success, else
     {"failed": [...]} with every problem, the first marked as the one to do first."""
     lang = language_of(notebook)
     problems = structure(notebook, release) if release is not None else []
-    problems += failures(notebook, log)
+    problems += failures(notebook, log, kernels)
     if not problems:
         return {}
     (title, error), rest = problems[0], problems[1:]
@@ -205,7 +250,7 @@ def _load_jupyter_server_extension(serverapp):
             if not target.is_relative_to(root):
                 return {"success": False, "value": "Access denied: path outside allowed directory"}
             try:
-                value = check(target, release_of(target, root), self.log)
+                value = check(target, release_of(target, root), self.log, kernel_settings(self.config))
             except Exception as error:
                 self.log.exception("course validate")
                 return {"success": False, "value": f"{type(error).__name__}: {error}"}

@@ -8,7 +8,10 @@ hard-coded answers that pass every visible test, and two hostile notebooks (a
 fork bomb; a notebook that tries to read the answer key and the gradebook and
 to switch off the checks). It grades them in parallel (`grader/cohort/grading.py`),
 writes the students' feedback and the cohort report, prints a summary and
-where to look. `--quick`: English only, honest work and the fork bomb.
+where to look, and what came of each submission (why the fork bomb, contained by
+its sandbox, still gets full marks). `--quick`: English only, honest work and the
+fork bomb. The demo course stays in its temporary folder for you to look at; the
+last line says how to remove it.
 """
 import shutil
 import subprocess
@@ -113,18 +116,46 @@ def make_course(folder, languages, names):
     return assignments
 
 
-def main(argv):
-    import argparse
+def story(root, assignment, lang):
+    """One line per demo student: the score, and why (what each hostile one tried, what came of it)."""
+    from course.i18n import say
+    from grader.reports.report import cohort
+    if not (root / "reports" / f"{assignment}.csv").exists():  # no report: nothing was graded to tell of
+        return []
+    _, rows = cohort(root, assignment)
+    lines = []
+    for row in rows:
+        student = row["student"]
+        if row["note"]:
+            lines.append(f"  {student}: {row['note']}")
+            continue
+        said = ""
+        if student == "fork-bomb":
+            nb = nbformat.read(root / "autograded" / student / assignment / f"{UNIT}.ipynb", 4)
+            printed = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+            refused = next((text.strip() for text in printed if "fork refused after" in text), "")
+            said = say("demo_fork_bomb", lang, refused=refused or say("demo_fork_bomb_stopped", lang),
+                       defences=row["defences"])
+        elif student in ("snoop", "hard-coded", "wrong", "honest"):
+            said = say(f"demo_{student.replace('-', '_')}", lang)
+        lines.append(f"  {student}: {row['score']:g}/{row['max_score']:g}. {said}")
+    return lines
 
+
+def main(argv):
+    from course.commands import Parser
+    from course.i18n import say
     from grader.cohort.grading import grade
 
-    parser = argparse.ArgumentParser(prog="python -m grader demo", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="English only, two submissions")
-    parser.add_argument("--workers", type=int, default=None)
+    parser = Parser(prog="python -m grader demo", description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="English only, two submissions: honest work and the fork bomb (default: both "
+                             "languages, five submissions)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="submissions graded at once (default: the machine's cores)")
     parser.add_argument("--lang", choices=LANGUAGES, default=None,
-                        help="the language of the HTML reports (default: each assignment's)")
-    parser.add_argument("--no-progress", action="store_true")
+                        help="the language of the summary and the HTML reports (default: each assignment's)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on the terminal)")
     arguments = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="course-demo-"))
     names = QUICK if arguments.quick else tuple(COHORT)
@@ -132,7 +163,7 @@ def main(argv):
     print(f"demo course in {folder}: theory03 in {', '.join(languages)}, "
           f"students {', '.join(names)}")
     assignments = make_course(folder, languages, names)
-    pages, not_graded = [], []
+    pages, not_graded, stories = [], [], []
     for assignment in assignments:
         print(f"\n== {assignment}")
         outcomes = grade(folder, assignment, arguments.workers, progress=not arguments.no_progress,
@@ -140,6 +171,12 @@ def main(argv):
         not_graded += [f"{o.student} ({assignment})" for o in outcomes if not o.ok]
         nbgrader(folder, "generate_feedback", assignment)
         pages.append(folder / "reports" / f"{assignment}.html")
+        stories.append((assignment, story(folder, assignment, arguments.lang or assignment.rsplit("-", 1)[1])))
+    lang = arguments.lang or "en"
+    print("\n" + say("demo_what_happened", lang))
+    for assignment, lines in stories:
+        print(f"{assignment}:")
+        print("\n".join(lines))
     print("\nwhere to look:")
     print(f"  reports (CSV, and HTML with plots): {folder / 'reports'}")
     for page in pages:
@@ -147,6 +184,7 @@ def main(argv):
     print(f"  graded notebooks:  {folder / 'autograded'}/STUDENT/ASSIGNMENT/")
     print(f"  students' feedback (HTML): {folder / 'feedback'}/STUDENT/ASSIGNMENT/")
     print(f"  gradebook: {folder / 'gradebook.db'}   (nbgrader export, formgrader)")
+    print("\n" + say("demo_kept", lang, folder=folder))
     if not_graded:  # the demo shows the job working: a submission left ungraded is a failure
         print(f"\nNOT GRADED: {', '.join(not_graded)}", file=sys.stderr)
         return 1

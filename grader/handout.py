@@ -43,9 +43,8 @@ def write_handout(folder, root=ROOT):
 
 def main(argv):
     """`python -m grader handout FOLDER`."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="python -m grader handout", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", help="a new or empty folder")
+    from course.commands import Parser
+    parser = Parser(prog="python -m grader handout", description=__doc__)
+    parser.add_argument("folder", help="a new or empty folder (made if missing)")
     write_handout(Path(parser.parse_args(argv).folder))
     return 0

@@ -106,7 +106,8 @@ def start_lab(student, assignment):
     printed = re.search(rf"{re.escape(base)}(/lab/tree/\S+)\?token=", log.read_text())
     assert printed, f"no address of the notebook in the command's output: {log.read_text()[-2000:]}"
     unit = assignment.rsplit("-", 1)[0]
-    return server, f"{base}{printed[1]}?token={TOKEN}&reset", student.clone / "my-work" / assignment / f"{unit}.ipynb"
+    # the address as printed: no `reset`, so JupyterLab reopens whatever workspace it keeps
+    return server, f"{base}{printed[1]}?token={TOKEN}", student.clone / "my-work" / assignment / f"{unit}.ipynb"
 
 
 def stop(server):
@@ -179,6 +180,7 @@ def test_a_student_solves_the_assignment_in_jupyterlab(student, assignment):
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=90_000)
             time.sleep(2)  # let JupyterLab write the kernel's metadata, as it does on opening
             tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current").first.text_content()
+            tabs = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab").all_text_contents()
             menus = set(page.locator("#jp-MainMenu .lm-MenuBar-item").all_text_contents())
             dirty = page.locator(".lm-TabBar-tab.jp-mod-dirty").count()
             buttons = page.locator(".jp-NotebookPanel-toolbar .jp-Toolbar-item:has-text('Validate')").count()
@@ -224,14 +226,21 @@ def test_a_student_solves_the_assignment_in_jupyterlab(student, assignment):
                 removed_passed, said["removed"] = validate(page)
                 student.screenshot(page, f"{assignment}-validate-removed")
                 close_dialog(page)
+            toasts = page.locator(".Toastify__toast").all_text_contents()  # after minutes of work
             browser.close()
     finally:
         stop(server)
+    server_log = (student.screenshots / f"{assignment}-server.log").read_text()
     print(assignment, "| started before in this clone:", student.started[:-1], "| tab:", tab,
           "| menus:", sorted(menus), "| first failure:", first_failure.strip().splitlines()[-1][:160],
           "| errors once solved:", [e.strip()[:100] for e in left], "| figures:", drawn, "of", figures,
           "| validate:", {k: v[:400] for k, v in said.items()})
     assert tab.startswith(f"{unit}.ipynb")  # the command opened the copied notebook
+    # and only it: no tab of an assignment started before in this clone (a workspace of its own)
+    assert [t for t in tabs if t.strip()] == [tab], (tabs, student.started)
+    assert toasts == [], toasts  # no question about news or updates covering the notebook
+    assert "Kernel is running over TCP" not in server_log  # kernels over local sockets
+    assert "[IPKernelApp] WARNING" not in server_log, server_log[-2000:]
     assert MENUS[lang] <= menus, menus  # the interface speaks the assignment's language
     assert not MENUS[other] & menus - MENUS[lang]
     assert "Nbgrader" not in menus  # no Formgrader, no Create Assignment

@@ -6,28 +6,43 @@ the instructor collects and grades with `python -m grader grade`, generates and 
 feedback; each student fetches it and reads their score and a reason in their language. A
 student cannot read the other's work, the instructor's course or the exchange's submissions;
 a link to the gradebook planted in a submission is left behind by `collect` (with the
-trust-boundary defences, grader/plugins/intake.py); the hub's tokens never reach a graded kernel. Screenshots of each step go to the test's
-tmp folder (paths printed). Measures each student's server memory and start-up time."""
+trust-boundary defences, grader/plugins/intake.py); the hub's tokens never reach a graded kernel.
+Screenshots of each step go to the test's tmp folder (paths printed). Measures each student's
+server memory and start-up time.
+
+Then students act against each other and the class as a department runs it: every listener on
+the machine tried from a student's kernel, temporary folders and homes filled, a submission
+rewritten and backdated after hand-in, a classmate's password guessed with forged addresses,
+a port grabbed while the hub restarts, a PID reused after a crash, stop, start, remove and the
+guide's restore from the archive alone; each attack prints what it found."""
 import csv
+import hashlib
 import json
 import os
 import pwd
 import re
 import shutil
+import signal
 import subprocess
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.parse
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from shutil import which
 
 import pytest
+import requests
+from nbgrader.utils import parse_utc
 from support.browser import CHROMIUM, cells, close_dialog, run_all, type_into, validate
 from support.checkout import checkout_copy
+from support.course import cell_index
 from support.hub_client import HubUser
 
 from authoring.build import ROOT
+from classroom.hub import free_port
 
 playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 pytest.importorskip("jupyterhub", reason="jupyterhub is not installed (pip install -r requirements.txt)")
@@ -40,6 +55,7 @@ pytestmark = [
 # unique to this run, so that users a killed run could not remove never block the next one
 PREFIX = os.environ.get("CLASSROOM_TEST_PREFIX", f"zq{os.getpid() % 100000}")
 MEMORY_MB = 1024  # each student's limit here (lab 01's kernel with torch fits; the attack takes twice)
+HOME_MB = 100  # each student's home here (the test fills Ana's)
 # idle seconds before the culler stops a server, set from the start (no restart to change it):
 # longer than any pause within a test (a hub restart included), shorter than the tests before
 # the culling test, so Carol's server, started idle with the class, is culled by then
@@ -52,8 +68,8 @@ ANSWERS = {  # the Spanish student takes only the path through e; the English on
 }
 REASON = {"es": "falta el camino a través de f", "en": "write your code here"}
 SCORE_WORD = {"es": "Puntuación", "en": "Score"}  # the feedback's words are the student's language
-SCORE = {"es": ("0.0", "12.0"), "en": ("3.0", "12.0")}
-GRADIENTS_CELL = 10  # theory03's gradients() answer cell (tests/test_theory03.py keeps the layout)
+SCORE = {"es": ("0.0", "14.0"), "en": ("3.0", "14.0")}
+GRADIENTS_CELL = cell_index("theory03-es", "theory03-gradients-answer")  # both languages' layout
 BONUS_UNIT = "lab03"  # one bonus exercise, worth 0 points; its kernel is lighter than lab 01's
 
 
@@ -74,8 +90,10 @@ def checkout():
 @pytest.fixture(scope="module")
 def classroom(checkout):
     """The classroom started once from a roster by the README's command, run with the checkout's
-    Python from the checkout, shared by every test; Carol's server started and left idle (the
-    culling test's); removed at the end with `classroom remove` (its backup checked, users gone)."""
+    Python from the checkout, shared by every test; on a port an instructor chose (one any user
+    may take, as 8000 would be), students' homes of HOME_MB; Carol's server started and left idle
+    (the culling test's). Removed at the end (the last test removes it and restores it from its
+    backup; whatever is left is removed here)."""
     python = checkout.python
     # not under pytest's tmp_path: another pytest run as root may delete old ones meanwhile
     shared = Path(tempfile.mkdtemp(prefix="classroom-test-"))  # students reach the exchange in it
@@ -90,15 +108,10 @@ def classroom(checkout):
     try:
         out = run([python, "-m", "classroom", "start", str(roster), "--prefix", PREFIX,
                    "--exchange", str(shared / "exchange"), "--student-env", str(shared / "student-env"),
+                   "--homes", str(shared / "homes"), "--home-mb", str(HOME_MB), "--port", str(free_port()),
                    "--state", str(state), "--units", "theory03", "--memory-mb", str(MEMORY_MB),
                    "--cull-after", str(CULL_AFTER)], cwd=checkout.root)
-    except BaseException:
-        subprocess.run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX],
-                       check=False)
-        shutil.rmtree(shared, ignore_errors=True)
-        raise
-    print(out)
-    try:  # from here on, whatever fails, the class is removed below
+        print(out)
         # the class hid its own checkout; this one, which the rest of the suite runs from, stays open
         assert checkout.root.stat().st_mode & 0o077 == 0o050 and ROOT.stat().st_mode & 0o005 == 0o005
         url = re.search(r"classroom running: (\S+)", out).group(1)
@@ -109,34 +122,20 @@ def classroom(checkout):
         assert carol.log_in()
         carol.api("POST", f"hub/api/users/{carol.login}/server")  # not waited for: it starts meanwhile
         yield {"url": url, "people": logins, "state": state, "exchange": shared / "exchange",
-               "student_env": shared / "student-env", "idle_since": time.monotonic(),
+               "student_env": shared / "student-env", "shared": shared, "idle_since": time.monotonic(),
                "python": python, "checkout": checkout.root}
     finally:
-        if "logins" not in locals():  # the set-up failed: remove the class, and let its error show
-            subprocess.run([python, "-m", "classroom", "remove", "--state", str(state),
-                            "--confirm", PREFIX], check=False)
-            shutil.rmtree(shared, ignore_errors=True)
-        else:
-            refused = subprocess.run([python, "-m", "classroom", "remove", "--state", str(state),
-                                      "--confirm", "not-the-name"], capture_output=True, text=True, check=False)
-            assert refused.returncode and "not removed" in refused.stderr
-            assert all(accounts_exist(p["login"]) for p in logins.values())
-            homes = {key: pwd.getpwnam(p["login"]).pw_dir.lstrip("/") for key, p in logins.items()}
-            (Path("/") / homes["es"] / "kept.txt").write_text("her work")
-            backup = state / "backup.tar.gz"
-            print(run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
-                       "--backup", str(backup)], cwd="/"))
-            for person in logins.values():
-                assert not accounts_exist(person["login"])
-            with tarfile.open(backup) as archive:
-                names = archive.getnames()
-            teacher = homes["instructor"]
-            for kept in (f"{teacher}/autograd-by-hand/gradebook.db", f"{teacher}/autograd-by-hand/source",
-                         f"{homes['es']}/kept.txt"):
-                assert any(name.startswith(kept) for name in names), kept
-            print(f"the backup holds {len(names)} entries: the gradebook, the course folder, the students' work")
-            assert checkout.root.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
-            shutil.rmtree(shared)
+        if (state / "classroom.json").exists():
+            subprocess.run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
+                            "--backup", str(shared / "last.tar.gz")], cwd="/", check=False)
+        from classroom import accounts, homes
+        for login in [line.split(":", 1)[0] for line in Path("/etc/passwd").read_text().splitlines()
+                      if line.startswith(f"{PREFIX}-")]:  # a restore stopped half-way made them
+            homes.unmount(login, shared / "homes")
+            accounts.remove(login)
+        assert not [p for p in Path("/sys/fs/cgroup").rglob(f"classroom-{PREFIX}-*")]
+        assert checkout.root.stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 def accounts_exist(login):
@@ -345,7 +344,10 @@ def probe(page, shots, people, exchange):
             "said = subprocess.run(['nbgrader', 'submit', 'theory03-es', '--course=autograd-by-hand-es'],\n"
             "                      capture_output=True, text=True, cwd=os.path.expanduser('~'))\n"
             "mine = re.search(r'Destination: (.+)', said.stdout + said.stderr).group(1).strip()\n"
-            f"os.symlink({targets['the gradebook']!r}, os.path.join(mine, 'leak.db'))\n"
+            "try:  # made the moment she handed in, before the hub freezes it (after, it is root's)\n"
+            f"    os.symlink({targets['the gradebook']!r}, os.path.join(mine, 'leak.db'))\n"
+            "except PermissionError:\n"
+            "    pass\n"
             "print('PROBE' + json.dumps(seen))\n")
     page.click(".jp-BreadCrumbs-home")  # the new notebook in her home, not in the assignment
     page.click("#jp-MainMenu .lm-MenuBar-item:has-text('Archivo')")
@@ -451,6 +453,180 @@ def test_a_student_kernel_reads_nothing_that_is_not_theirs(classroom):
         assert done.returncode and "Permission denied" in done.stderr, what
 
 
+# what Ana's kernel runs against every listener on the machine: each TCP listener (the
+# machine's view: /proc/net/tcp and tcp6) is connected to and greeted as ZMQ (ZMTP 3's
+# signature); THEIRS (port -> login, the classmates' and the instructor's, which the test
+# reads as root: inside her sandbox every other owner shows as nobody) are asked over HTTP
+# for that person's kernels, and every ZMQ one of theirs is subscribed to as IOPub and sent
+# a frame that claims 2.6 GB; every listening Unix socket is connected to, its peer read
+LISTENERS = r"""
+import ipaddress, json, os, socket, struct, time
+ZMTP = b'\xff' + b'\x00' * 8 + b'\x7f'
+def address(hexa):
+    host, port = hexa.split(':')
+    raw = bytes.fromhex(host)
+    ip = ipaddress.ip_address(b''.join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)))
+    return str(getattr(ip, 'ipv4_mapped', None) or ip), int(port, 16)
+def greet(sock):
+    sock.settimeout(2)
+    try:
+        sock.sendall(ZMTP)
+        answer = sock.recv(10)
+    except OSError as error:
+        return 'no greeting: ' + type(error).__name__
+    return 'ZMQ' if len(answer) == 10 and answer[0] == 0xff and answer[9] == 0x7f else 'not ZMQ'
+found = {'tcp': {}, 'unix': [], 'subscribed': {}, 'oversized': {}}
+for table in ('/proc/net/tcp', '/proc/net/tcp6'):
+    for line in open(table).read().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] != '0A':
+            continue
+        ip, port = address(fields[1])
+        target = '127.0.0.1' if ip in ('0.0.0.0', '::') else ip
+        seen = found['tcp'].setdefault(str(port), {})
+        try:
+            with socket.create_connection((target, port), timeout=2) as s:
+                seen['greeting'] = greet(s)
+        except OSError as error:
+            seen['connect'] = type(error).__name__
+        login = THEIRS.get(str(port))
+        if login and seen.get('greeting') != 'ZMQ':
+            try:
+                with socket.create_connection((target, port), timeout=2) as s:
+                    s.settimeout(5)
+                    s.sendall(f'GET /user/{login}/api/kernels HTTP/1.0\r\nHost: x\r\n\r\n'.encode())
+                    seen['http'] = s.recv(200).split(b'\r\n')[0].decode(errors='replace')
+            except OSError as error:
+                seen['http'] = type(error).__name__
+        if login and seen.get('greeting') == 'ZMQ':
+            import zmq
+            sub = zmq.Context.instance().socket(zmq.SUB)
+            sub.setsockopt(zmq.SUBSCRIBE, b'')
+            sub.connect(f'tcp://{target}:{port}')
+            heard, end = [], time.monotonic() + 3
+            while time.monotonic() < end:
+                if sub.poll(200):
+                    heard.append(repr(sub.recv_multipart()[-1][:120]))
+            found['subscribed'][str(port)] = heard
+            try:
+                with socket.create_connection((target, port), timeout=2) as s:
+                    s.sendall(ZMTP + b'\x03\x00' + b'NULL'.ljust(20, b'\x00') + b'\x00' * 32)
+                    s.sendall(b'\x02' + (2600 * 1024 ** 2).to_bytes(8, 'big') + b'\x00' * (1 << 20))
+                found['oversized'][str(port)] = 'sent'
+            except OSError as error:
+                found['oversized'][str(port)] = type(error).__name__
+for line in open('/proc/net/unix').read().splitlines()[1:]:
+    fields = line.split()
+    if len(fields) < 8 or fields[3] != '00010000':  # listening, with a name
+        continue
+    entry = {'inode': int(fields[6]), 'path': fields[7]}
+    name = '\0' + fields[7][1:] if fields[7].startswith('@') else fields[7]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(2)
+            s.connect(name)
+            entry['peer uid, as she sees it'] = struct.unpack('3i', s.getsockopt(
+                socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
+            entry['greeting'] = greet(s)
+    except OSError as error:
+        entry['connect'] = type(error).__name__
+    found['unix'].append(entry)
+print('LISTENERS' + json.dumps(found))
+"""
+
+
+def listening_ports(uids):
+    """{port: uid} of the TCP listeners of `uids`, as the machine sees them."""
+    from classroom.processes import LISTEN, sockets
+    return {port: uid for (_, port), _, _, uid, _ in sockets(states={LISTEN}) if uid in uids}
+
+
+def test_no_student_process_reaches_a_classmates_or_the_instructors_kernel(classroom):
+    """Bob runs a kernel holding his answer, the instructor one that printed `### BEGIN
+    SOLUTION`. From Ana's kernel, every listener on the machine is tried (LISTENERS): none of
+    Bob's or the instructor's speaks ZMQ (before, every kernel port, IOPub included, was a
+    TCP listener on loopback that any SUB socket could read, and a 2.6 GB frame to a shell port
+    got a classmate's kernel killed), what listens for each of them is their server alone,
+    which answers her only the hub's refusal, and no socket file of theirs can she connect to."""
+    bob, teacher, ana = hub_user(classroom, "en"), hub_user(classroom, "instructor"), hub_user(classroom, "es")
+    for user, code in ((bob, "answer = 'bob-secret-answer'"), (teacher, "print('### BEGIN SOLUTION')")):
+        user.start_server()
+        assert user.run(user.start_kernel(), code)[1] is None
+    theirs = {pwd.getpwnam(user.login).pw_uid: user.login for user in (bob, teacher)}
+    before = listening_ports(theirs)
+    ana.start_server()
+    ports = {str(port): theirs[uid] for port, uid in before.items()}
+    out, error = ana.run(ana.start_kernel(), f"THEIRS = {ports!r}\n" + LISTENERS, timeout=240)
+    assert error is None, out
+    found = json.loads(out.split("LISTENERS", 1)[1])
+    after = listening_ports(theirs)
+    print("Bob's and the instructor's listeners (the machine's view):",
+          {port: theirs[uid] for port, uid in after.items()})
+    print("what Ana found of theirs:", json.dumps({port: found["tcp"].get(str(port)) for port in after}))
+    print("her IOPub subscriptions:", found["subscribed"], "| oversized frames:", found["oversized"])
+    reached = [entry for entry in found["unix"] if "connect" not in entry]
+    from classroom.processes import processes_holding
+    holders = processes_holding({entry["inode"] for entry in reached})
+    owners = {entry["path"]: pid_user(holders.get(entry["inode"])) for entry in reached}
+    print(f"Unix sockets: {len(found['unix'])} listening, {len(reached)} she connected to, held by:",
+          sorted(set(owners.values()), key=str))
+    assert not [port for port in after if found["tcp"].get(str(port), {}).get("greeting") == "ZMQ"]
+    assert not found["subscribed"] and not found["oversized"]
+    # each of them listens once, with their server: it answers her with the hub's refusal
+    assert sorted(theirs[uid] for uid in after.values()) == sorted(theirs.values()), after
+    for port in after:
+        assert found["tcp"][str(port)].get("http", "").split()[1:2] in (["403"], ["302"], ["401"]), found["tcp"][str(port)]
+    assert not [path for path, owner in owners.items() if owner in theirs.values()], owners
+
+
+def test_temporary_folders_are_each_servers_own_and_a_students_home_is_bounded(classroom):
+    """Bob leaves files in /tmp, /var/tmp, /dev/shm and /run/lock: Ana finds none, and the
+    machine's own folders hold none (they go with his server). Ana fills each of those and
+    her home: each stops her at its size, "No space left on device" (before, 5 GB went into a
+    home in 6 s, and a full /tmp took her server down); her server still answers and starts a
+    kernel, and Bob still writes into his home."""
+    bob, ana = hub_user(classroom, "en"), hub_user(classroom, "es")
+    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+    bob.start_server()
+    bob_kernel = bob.start_kernel()
+    out, error = bob.run(bob_kernel, f"for folder in {folders!r}:\n"
+                                     "    open(folder + '/bob-was-here', 'w').write('his')\nprint('LEFT')")
+    assert error is None and "LEFT" in out, out
+    left_on_the_machine = [folder for folder in folders if os.path.exists(f"{folder}/bob-was-here")]
+    ana.start_server()
+    home = pwd.getpwnam(ana.login).pw_dir
+    fill = (f"import errno, json, os, shutil\nseen = {{}}\nfor folder in {folders + [home]!r}:\n"
+            "    seen[folder + ' (his file)'] = os.path.exists(folder + '/bob-was-here')\n"
+            "    written = 0\n"
+            "    try:\n"
+            "        with open(folder + '/filler', 'wb') as handle:\n"
+            f"            while written < {4 * HOME_MB} << 20:\n"
+            "                handle.write(b'x' * (1 << 20)); handle.flush(); written += 1 << 20\n"
+            "        seen[folder] = f'no limit: {written >> 20} MiB'\n"
+            "    except OSError as error:\n"
+            "        seen[folder] = f'{errno.errorcode[error.errno]} after {written >> 20} MiB'\n"
+            "print('FILLED' + json.dumps(seen))\n")
+    out, error = ana.run(ana.start_kernel(), fill, timeout=240)
+    assert error is None, out
+    seen = json.loads(out.split("FILLED", 1)[1])
+    print("Bob's files left on the machine's own folders:", left_on_the_machine)
+    print("Ana:", json.dumps(seen, indent=1))
+    answers = ana.server_answers()
+    out, error = ana.run(ana.start_kernel(), "print('STILL', 1 + 1)")
+    print("her server answers:", answers, "| a new kernel:", out.strip(), error)
+    ana.run(ana.start_kernel(), f"import os\nfor folder in {folders + [home]!r}:\n"
+                                "    os.remove(folder + '/filler')\n")
+    out_bob, error_bob = bob.run(bob_kernel, "import os\nopen(os.path.expanduser('~/his.txt'), 'w').write('x' * 100)\n"
+                                             "os.remove(os.path.expanduser('~/his.txt'))\nprint('BOB WROTE')")
+    assert not left_on_the_machine
+    assert not [key for key, value in seen.items() if key.endswith("(his file)") and value]
+    for folder in folders + [home]:
+        assert seen[folder].startswith("ENOSPC"), (folder, seen[folder])
+    assert int(seen[home].split()[-2]) <= HOME_MB
+    assert answers and error is None and "STILL 2" in out
+    assert error_bob is None and "BOB WROTE" in out_bob
+
+
 def test_a_kernel_over_its_memory_is_stopped_and_the_server_answers(classroom):
     """Twice the memory limit, allocated and touched in Ana's kernel: the kernel is killed
     (the out-of-memory killer of her control group), her server still answers."""
@@ -541,6 +717,89 @@ def test_the_hub_validate_is_the_course_and_the_student_cannot_turn_it_off(class
     assert named and all(repr(grade_id) in out for grade_id in named), (named, out)
 
 
+def gradebook_time(course, assignment, student):
+    """The submission time the gradebook holds (read-only: the instructor's file)."""
+    import sqlite3
+    with sqlite3.connect(f"file:{course / 'gradebook.db'}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT submitted_assignment.timestamp FROM submitted_assignment JOIN assignment "
+                         "ON assignment.id = submitted_assignment.assignment_id "
+                         "WHERE assignment.name = ? AND submitted_assignment.student_id = ?",
+                         (assignment, student)).fetchone()
+    return row and row[0]
+
+
+def test_a_handed_in_submission_is_frozen_and_dated_by_the_hub(classroom):
+    """Ana hands in theory03-es from her kernel; seconds later she rewrites the notebook in
+    her inbound folder and its timestamp.txt (2026-01-01), adds a file and renames the folder:
+    each is refused, the hub's hand-in service has made it root's (before, `collect --update`
+    took the edited copy, and 2026-01-01 went into the gradebook). The instructor's `collect
+    --update` and `autograde` take what she handed in, dated by the hand-in record (the
+    machine's time of its last change) in timestamp.txt and in the gradebook. A 2 GiB folder
+    she makes in inbound/ by hand is removed, and she finds why in her home, in Spanish."""
+    ana = hub_user(classroom, "es")
+    ana.start_server()
+    teacher = classroom["people"]["instructor"]["login"]
+    course = Path(pwd.getpwnam(teacher).pw_dir) / "autograd-by-hand"
+    inbound = classroom["exchange"] / "autograd-by-hand-es" / "inbound"
+    kernel = ana.start_kernel()
+    started = datetime.now(UTC).replace(tzinfo=None)
+    out, error = ana.run(kernel, (
+        "import hashlib, os, re, subprocess\nos.chdir(os.path.expanduser('~'))\n"
+        "if not os.path.exists('theory03-es'):\n"
+        "    subprocess.run(['nbgrader', 'fetch_assignment', 'theory03-es'], capture_output=True)\n"
+        "said = subprocess.run(['nbgrader', 'submit', 'theory03-es'], capture_output=True, text=True)\n"
+        "folder = re.search(r'Destination: (.+)', said.stdout + said.stderr).group(1).strip()\n"
+        "print('FOLDER', folder)\n"
+        "print('HANDED', hashlib.sha256(open('theory03-es/theory03.ipynb', 'rb').read()).hexdigest())\n"))
+    assert error is None and "FOLDER" in out, out
+    folder = Path(re.search(r"FOLDER (.+)", out).group(1).strip())
+    handed = re.search(r"HANDED (\w+)", out).group(1)
+    deadline = time.monotonic() + 15
+    while os.lstat(folder).st_uid != 0 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    print(f"her submission's owner {time.monotonic() - deadline + 15:.1f} s after she handed it in:",
+          pid_user_of_path(folder))
+    attacks = {"rewrite the notebook": "open(folder + '/theory03.ipynb', 'w').write('{}')",
+               "rewrite timestamp.txt": "open(folder + '/timestamp.txt', 'w').write('2026-01-01 00:00:00.000000 UTC')",
+               "add a file": "open(folder + '/late.py', 'w').write('x')",
+               "rename the folder": "os.rename(folder, folder.replace('+2026-', '+2025-'))"}
+    code = f"import json, os\nfolder = {str(folder)!r}\nseen = {{}}\n"
+    for what, attack in attacks.items():
+        code += f"try:\n    {attack}\n    seen[{what!r}] = 'DONE'\nexcept OSError as e:\n    seen[{what!r}] = type(e).__name__\n"
+    big = inbound / f"{ana.login}+theory03-es+2026-12-31 23:59:59.000000 UTC+big"
+    code += (f"os.mkdir({str(big)!r})\nwith open({str(big / 'theory03.ipynb')!r}, 'wb') as handle:\n"
+             "    handle.truncate(2 << 30)\nprint('ATTACKS' + json.dumps(seen))\n")
+    out, error = ana.run(kernel, code)
+    assert error is None, out
+    seen = json.loads(out.split("ATTACKS", 1)[1])
+    print("Ana, after handing in:", seen)
+    deadline = time.monotonic() + 15
+    while big.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    note = Path(pwd.getpwnam(ana.login).pw_dir) / "theory03-es-not-handed-in.txt"
+    print("the 2 GiB folder is", "still there" if big.exists() else "gone", "| her home:",
+          note.read_text() if note.exists() else "no word of it")
+    run_as(teacher, course, "nbgrader", "collect", "--update", "theory03-es", "--course=autograd-by-hand-es")
+    taken = course / "submitted" / ana.login / "theory03-es"
+    stamp = (taken / "timestamp.txt").read_text()
+    run_as(teacher, course, "nbgrader", "autograde", "theory03-es", f"--student={ana.login}", "--force")
+    recorded = gradebook_time(course, "theory03-es", ana.login)
+    print("collected timestamp.txt:", stamp, "| the gradebook's time:", recorded)
+    assert set(seen.values()) == {"PermissionError"}, seen
+    assert hashlib.sha256((taken / "theory03.ipynb").read_bytes()).hexdigest() == handed
+    assert started - timedelta(seconds=2) <= parse_utc(stamp) <= datetime.now(UTC).replace(tzinfo=None), stamp
+    assert recorded and recorded.startswith(parse_utc(stamp).strftime("%Y-%m-%d %H:%M:%S")), recorded
+    assert not big.exists() and "no está entregada" in note.read_text()
+    note.unlink()
+
+
+def pid_user_of_path(path):
+    try:
+        return pwd.getpwuid(os.lstat(path).st_uid).pw_name
+    except (OSError, KeyError):
+        return None
+
+
 def notebook_shown(page):
     """Wait until the notebook in front has its cells and an idle kernel (Python 3 chosen if
     JupyterLab asks which kernel, as a student picks)."""
@@ -587,6 +846,89 @@ def test_wrong_passwords_are_throttled_and_each_server_has_its_own_log(classroom
         "Jupyter Server" in log.read_text(errors="replace")
 
 
+# what Ana's kernel runs against Bob's login: TRIES wrong passwords from 127.0.0.2, half for
+# Bob, half for made-up names, each with X-Real-Ip and X-Forwarded-For of a different made-up
+# address
+GUESSES = r"""
+import random, requests
+from requests.adapters import HTTPAdapter
+class From(HTTPAdapter):
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs['source_address'] = ('127.0.0.2', 0)
+        super().init_poolmanager(*args, **kwargs)
+for tries in range(TRIES):
+    fake = '10.%d.%d.%d' % tuple(random.randrange(1, 255) for _ in range(3))
+    headers = {'X-Real-Ip': fake, 'X-Forwarded-For': fake}
+    session = requests.Session()
+    session.mount('http://', From())
+    session.get(URL + 'hub/login', headers=headers, timeout=60)
+    session.post(URL + 'hub/login?next=', headers=headers, allow_redirects=False, timeout=60, data={
+        'username': BOB if tries % 2 == 0 else 'nobody%d' % tries, 'password': 'guess',
+        '_xsrf': session.cookies.get('_xsrf')})
+print('TRIES', tries + 1)
+"""
+
+
+class FromAddress(requests.adapters.HTTPAdapter):
+    """Connections from one loopback address: another machine, as the hub sees it."""
+
+    def __init__(self, address):
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs["source_address"] = (self.address, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
+def test_guessing_a_classmates_password_locks_out_no_one_and_spoofed_addresses_are_not_believed(classroom):
+    """Ana's kernel guesses Bob's password from 127.0.0.2 (GUESSES), every request claiming
+    another address in X-Real-Ip and X-Forwarded-For, while Bob logs in from 127.0.0.3 every
+    two seconds. Bob gets in each time (before, one wrong try every 0.2 s kept him out); the
+    hub names only 127.0.0.2 (before, it believed X-Real-Ip, and 382 wrong logins were hashed
+    in 25 s); and it hashes at most one address's free tries of hers before making her wait."""
+    from classroom.auth import FREE_TRIES_PER_ADDRESS
+    log = classroom["state"] / "hub.log"
+    offset = log.stat().st_size
+    bob, ana = classroom["people"]["en"], hub_user(classroom, "es")
+    ana.start_server()
+    kernel = ana.start_kernel()
+    guessing, bob_in = threading.Event(), []
+
+    def bob_logs_in():
+        while guessing.is_set() or not bob_in:
+            time.sleep(2)
+            session = requests.Session()
+            session.mount("http://", FromAddress("127.0.0.3"))
+            session.get(classroom["url"] + "hub/login", timeout=60)
+            done = session.post(classroom["url"] + "hub/login?next=", allow_redirects=False, timeout=60, data={
+                "username": bob["login"], "password": bob["password"], "_xsrf": session.cookies.get("_xsrf")})
+            bob_in.append(done.status_code == 302)
+
+    guessing.set()
+    logins = threading.Thread(target=bob_logs_in)
+    logins.start()
+    try:
+        out, error = ana.run(kernel, f"URL, BOB, TRIES = {classroom['url']!r}, {bob['login']!r}, "
+                                     f"{2 * FREE_TRIES_PER_ADDRESS + 20}\n" + GUESSES, timeout=300)
+    finally:
+        guessing.clear()
+        logins.join()
+    with open(log, encoding="utf-8", errors="replace") as stream:
+        stream.seek(offset)
+        logged = stream.read()
+    lines = [line for line in logged.splitlines() if "from " in line and ("wrong password" in line or "throttled" in line)]
+    named = {line.rsplit("from ", 1)[1].split()[0] for line in lines}
+    hashed = sum("wrong password" in line and "from 127.0.0.2" in line for line in lines)
+    tries = int(re.search(r"TRIES (\d+)", out).group(1)) if "TRIES" in out else 0
+    print(f"Ana's guesses: {tries}, hashed {hashed}, refused unhashed {len(lines) - hashed}; addresses the hub "
+          f"named: {sorted(named)}; Bob's logins from 127.0.0.3: {bob_in}")
+    assert error is None, out
+    assert bob_in and all(bob_in), bob_in
+    assert named == {"127.0.0.2"} and "@10." not in logged and "(10." not in logged, named
+    assert tries > 2 * FREE_TRIES_PER_ADDRESS and hashed <= FREE_TRIES_PER_ADDRESS + 8, (tries, hashed)
+
+
 def test_the_service_unit_says_whether_systemd_runs(classroom):
     out = classroom_command(classroom, "service", "--state", str(classroom["state"]))
     unit = (classroom["state"] / f"classroom-{PREFIX}.service").read_text()
@@ -618,38 +960,159 @@ def culled(log, login):
     return re.search(rf"Culling server {login}|culling .*{login}", log.read_text(errors="replace"), re.IGNORECASE)
 
 
-def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
-    """SIGKILL to the hub (as a crash or the OOM killer does), then `start`: the class is back
-    and Ana's kernel, with what she computed, is still there (cleanup_servers is off). Then
-    `stop` (hub, proxy and every server stopped, nobody removed) and `start`: every file and
-    the gradebook unchanged, logins work."""
+def server_pid(state, login):
+    """The PID the hub recorded for `login`'s server (its database, read-only)."""
+    import sqlite3
+    with sqlite3.connect(f"file:{state / 'jupyterhub.sqlite'}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT spawners.state FROM spawners JOIN users ON users.id = spawners.user_id "
+                         "WHERE users.name = ? AND spawners.name = ''", (login,)).fetchone()
+    return json.loads(row[0])["pid"]
+
+
+def process_with_pid(pid, command, login):
+    """`command` run as `login` with the PID `pid` (as a reboot may hand it out): the kernel
+    gives the next process the PID after /proc/sys/kernel/ns_last_pid (root only)."""
+    user = pwd.getpwnam(login)
+    for _ in range(1000):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as handle:
+            handle.write(str(pid - 1))
+        process = subprocess.Popen(command, user=user.pw_uid, group=user.pw_gid)
+        if process.pid == pid:
+            return process
+        process.kill()
+        process.wait()
+    pytest.skip(f"no process could be given the PID {pid} (others took it meanwhile)")
+
+
+def test_after_a_crash_no_process_that_reuses_a_servers_pid_is_signalled(classroom):
+    """The machine goes down with Ana's server running (the hub SIGKILLed, her processes
+    killed), and when it is back another process of hers has the PID the hub recorded for her
+    server, as after a reboot. `start --state`: the hub takes her server for stopped and
+    leaves that process alone (before, it found the PID alive, logged "does not appear to be
+    running ..., shutting it down" and killed it, as root); she starts a new server."""
+    from classroom.accounts import stop_processes
     state = classroom["state"]
+    ana = hub_user(classroom, "es")
+    ana.start_server()
+    recorded = server_pid(state, ana.login)
+    os.kill(hub_pid(classroom), signal.SIGKILL)
+    stop_processes([ana.login], grace=0)
+    decoy = process_with_pid(recorded, ["sleep", "600"], ana.login)
+    try:
+        print(classroom_command(classroom, "start", "--state", str(state)))
+        ana = hub_user(classroom, "es")
+        deadline = time.monotonic() + 60
+        while ana.server() is not None and time.monotonic() < deadline:
+            time.sleep(1)
+        time.sleep(2)  # whatever the hub would do to the PID, it has done
+        said = [line for line in (state / "hub.log").read_text(errors="replace").splitlines()[-400:]
+                if ana.login in line and ("running" in line or "stopped" in line)]
+        print(f"the decoy (pid {decoy.pid}, Ana's):", "alive" if decoy.poll() is None else "KILLED",
+              "| the hub:", said[-2:])
+        assert decoy.poll() is None and ana.server() is None
+        assert ana.start_server()
+    finally:
+        decoy.kill()
+        decoy.wait()
+
+
+# what Ana's kernel leaves running while the hub is killed and started again: a thread per
+# port (the class's address, the hub's own from her server's JUPYTERHUB_API_URL) that binds it
+# the moment it is free, and answers and records whatever comes in as the hub would
+GRAB = r"""
+import json, os, socket, threading, time
+from urllib.parse import urlparse
+grabbed = {'bound': [], 'refused': {}, 'requests': []}
+done = threading.Event()
+def grab(port):
+    while not done.is_set():
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind(('127.0.0.1', port))
+        except OSError as error:
+            grabbed['refused'][str(port)] = error.strerror
+            listener.close()
+            time.sleep(0.02)
+            continue
+        listener.listen()
+        grabbed['bound'].append(port)
+        listener.settimeout(0.2)
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except socket.timeout:
+                continue
+            grabbed['requests'].append(connection.recv(65536).decode(errors='replace')[:300])
+            connection.sendall(b'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{}')
+            connection.close()
+        listener.close()
+for port in (PUBLIC, urlparse(os.environ['JUPYTERHUB_API_URL']).port):
+    threading.Thread(target=grab, args=(port,), daemon=True).start()
+"""
+
+
+def test_stop_or_a_killed_hub_then_start_keeps_the_class(classroom):
+    """SIGKILL to the hub (as a crash or the OOM killer does), with a thread of Ana's kernel
+    waiting to take the class's port and the hub's (GRAB), then `start` as the guide says: the
+    class is back, her thread never had either port (the proxy outlived the hub; the hub's
+    port is below 1024), Bob's login reaches the hub, and Ana's kernel, with what she
+    computed, is still there (before, her thread took the port, `start` said "classroom
+    running again" on her page's answer, and a classmate's password went to her). Then `stop`:
+    every server stopped and its control group gone, nobody removed. With a process of Ana's
+    listening on the class's port, `start` refuses and names it; once it is gone, `start`:
+    every file and the gradebook unchanged, logins work."""
+    state = classroom["state"]
+    port = int(classroom["url"].rsplit(":", 1)[1].strip("/"))
     ana = hub_user(classroom, "es")
     home = Path(pwd.getpwnam(ana.login).pw_dir)
     (home / "kept.txt").write_text("her work")
     teacher = Path(pwd.getpwnam(classroom["people"]["instructor"]["login"]).pw_dir)
     ana.start_server()
     kernel = ana.start_kernel()
-    assert ana.run(kernel, "x = 41")[1] is None
-    os.kill(hub_pid(classroom), 9)
+    assert ana.run(kernel, f"x = 41\nPUBLIC = {port}\n" + GRAB)[1] is None
+    os.kill(hub_pid(classroom), signal.SIGKILL)
     time.sleep(1)
     assert not hub_is_running(state)
     print(classroom_command(classroom, "start", "--state", str(state)))
+    bob_in = HubUser(classroom["url"], classroom["people"]["en"]["login"],
+                     classroom["people"]["en"]["password"]).log_in()
     ana = hub_user(classroom, "es")
-    out, error = ana.run(kernel, "print('SURVIVED', x + 1)")
+    out, error = ana.run(kernel, "done.set()\nprint('SURVIVED', x + 1)\nprint('GRABBED' + json.dumps(grabbed))")
+    grabbed = json.loads(out.split("GRABBED", 1)[1])
+    print("Ana's thread, waiting for the ports:", json.dumps(grabbed), "| Bob logs in:", bob_in)
     assert error is None and "SURVIVED 42" in out
-    from classroom.hub import leftover_culler
+    assert not grabbed["bound"] and not grabbed["requests"] and bob_in
+    from classroom.hub import leftover_services
     class_state = json.loads((state / "classroom.json").read_text())
-    cullers = leftover_culler(class_state)  # the killed hub's culler stopped: only the new hub's
-    print("idle cullers after SIGKILL and start:", cullers)
-    assert len(cullers) == 1, cullers
+    services = sorted(name for _, name in leftover_services(class_state))
+    print("the hub's services after SIGKILL and start:", services)  # the killed hub's were stopped
+    assert services == ["hand-in", "idle-culler"], services
 
     before = files_of(teacher, home)
     gradebook = (teacher / "autograd-by-hand/gradebook.db").read_bytes()
     print(classroom_command(classroom, "stop", "--state", str(state)))
-    assert not hub_is_running(state) and not leftover_culler(class_state)
+    groups = [str(p) for p in Path("/sys/fs/cgroup").rglob(f"classroom-{PREFIX}-*")]
+    print("the servers' control groups left after stop:", groups)
+    assert not hub_is_running(state) and not leftover_services(class_state) and not groups
     assert all(accounts_exist(p["login"]) for p in classroom["people"].values())
     assert not [pid for pid in all_pids() if pid_user(pid) == ana.login]  # her server is stopped too
+    from classroom.course import as_user
+    listen = ("import socket, time\nlistener = socket.socket()\n"
+              "listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+              f"listener.bind(('127.0.0.1', {port}))\nlistener.listen()\nprint('HELD', flush=True)\ntime.sleep(600)")
+    holder = subprocess.Popen(["/usr/bin/python3", "-c", listen], stdout=subprocess.PIPE, text=True,
+                              **as_user(ana.login))
+    try:
+        assert holder.stdout.readline().strip() == "HELD"
+        refused = subprocess.run([classroom["python"], "-m", "classroom", "start", "--state", str(state)],
+                                 capture_output=True, text=True, timeout=300, check=False, cwd="/")
+        print("start with Ana's process on the class's port:", refused.returncode, refused.stderr.strip()[-400:])
+        assert refused.returncode and f"held by {ana.login}" in refused.stderr and f"pid {holder.pid}" in refused.stderr
+        assert not hub_is_running(state)
+    finally:
+        holder.kill()
+        holder.wait()
     print(classroom_command(classroom, "start", "--state", str(state)))
     after = files_of(teacher, home)
     assert {k: v for k, v in after.items() if k in before} == before, set(before) - set(after)
@@ -679,3 +1142,80 @@ def pid_user(pid):
         return pwd.getpwuid(Path(f"/proc/{pid}").stat().st_uid).pw_name
     except (OSError, KeyError):
         return None
+
+
+def guide_commands(guide, section, values):
+    """The command lines of the first bash block of `section` in `guide`, with each placeholder
+    of `values` put in: the operations guide, done to the letter."""
+    text = (ROOT / guide).read_text(encoding="utf-8").split(f"## {section}\n", 1)[1]
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = []
+    for line in block.splitlines():
+        line = line.split("#", 1)[0].strip()
+        for placeholder, value in values.items():
+            line = line.replace(placeholder, value)
+        if line:
+            lines.append(line)
+    return lines
+
+
+def test_remove_then_the_guides_restore_brings_the_whole_class_back_from_its_archive(classroom):
+    """`remove` (refused under another name first) writes the class's archive, then removes
+    its users, their homes (their file systems unmounted), the files they left elsewhere on
+    the machine (in /var/tmp and /dev/shm here: archived first), every control group, and
+    gives the checkout its permissions back. Then the operations guide's restore, to the
+    letter (docs/en/operations.md): the same people log in with the same passwords, Ana's work,
+    her frozen submission and her files elsewhere are back, the gradebook is identical, and her
+    nbgrader hands in to the class's own exchange (before, the restore named only the roster,
+    --prefix and --state, and the students' configuration pointed at another exchange)."""
+    from classroom.course import as_user
+    state, people, python = classroom["state"], classroom["people"], str(classroom["python"])
+    ana = people["es"]["login"]
+    teacher = Path(pwd.getpwnam(people["instructor"]["login"]).pw_dir)
+    (Path(pwd.getpwnam(ana).pw_dir) / "kept.txt").write_text("her work")
+    elsewhere = {Path("/var/tmp") / f"{ana}-notes.txt": "notes", Path("/dev/shm") / f"{ana}-cache.txt": "cache"}
+    for path, text in elsewhere.items():
+        run(["/bin/sh", "-c", f"printf {text} > {path}"], **as_user(ana))
+    gradebook = hashlib.sha256((teacher / "autograd-by-hand/gradebook.db").read_bytes()).hexdigest()
+    handed = [p.name for p in (classroom["exchange"] / "autograd-by-hand-es" / "inbound").iterdir()]
+    refused = subprocess.run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm",
+                              "not-the-name"], capture_output=True, text=True, check=False)
+    assert refused.returncode and "not removed" in refused.stderr
+    archive = classroom["shared"] / "backup.tar.gz"
+    print(run([python, "-m", "classroom", "remove", "--state", str(state), "--confirm", PREFIX,
+               "--backup", str(archive)], cwd="/"))
+    with tarfile.open(archive) as opened:
+        names = opened.getnames()
+    left = {"users": [p["login"] for p in people.values() if accounts_exist(p["login"])],
+            "files elsewhere": [str(path) for path in elsewhere if path.exists()],
+            "control groups": [str(p) for p in Path("/sys/fs/cgroup").rglob(f"classroom-{PREFIX}-*")],
+            "home file systems": [line for line in Path("/proc/mounts").read_text().splitlines() if f"/{PREFIX}-" in line]}
+    print(f"the archive holds {len(names)} entries; left on the machine after remove:", left)
+    assert not any(left.values()), left
+    for kept in ("autograd-by-hand/gradebook.db", "autograd-by-hand/source", "kept.txt", "classroom.json",
+                 *(str(path).lstrip("/") for path in elsewhere)):
+        assert any(name.endswith(kept) or kept + "/" in name for name in names), kept
+    assert classroom["checkout"].stat().st_mode & 0o005 == 0o005  # the checkout as it was before the class
+
+    commands = guide_commands("docs/en/operations.md", "Restore", {
+        "/backups/class-2026-01-15.tar.gz": str(archive), "STATE": str(state)})
+    assert [line.split()[:4] for line in commands] == [["python", "-m", "classroom", "restore"],
+                                                      ["python", "-m", "classroom", "start"]], commands
+    for line in commands:
+        print(run([python, *line.split()[1:]], cwd="/")[-400:])
+    for person in people.values():  # the passwords of the archive, at the class's address of before
+        assert HubUser(classroom["url"], person["login"], person["password"]).log_in(), person["login"]
+    assert hashlib.sha256((teacher / "autograd-by-hand/gradebook.db").read_bytes()).hexdigest() == gradebook
+    assert {path: path.read_text() for path in elsewhere} == elsewhere
+    assert sorted(p.name for p in (classroom["exchange"] / "autograd-by-hand-es" / "inbound").iterdir()) == sorted(handed)
+    # what Ana's server reads: her work, and her nbgrader's exchange (the students' environment's)
+    from classroom.student_env import environment
+    env = classroom["student_env"]
+    listed = subprocess.run([str(env / "bin" / "nbgrader"), "list"], cwd=pwd.getpwnam(ana).pw_dir, capture_output=True,
+                            text=True, timeout=120, check=False, **as_user(ana, {
+                                **environment(env), "JUPYTER_CONFIG_DIR": str(env / "etc" / "jupyter"),
+                                "CLASSROOM_COURSE_ID": "autograd-by-hand-es"}))
+    said = listed.stdout + listed.stderr
+    print("Ana's nbgrader, in the restored class:", " ".join(said.split())[-300:])
+    assert (Path(pwd.getpwnam(ana).pw_dir) / "kept.txt").read_text() == "her work"
+    assert "autograd-by-hand-es theory03-es" in said

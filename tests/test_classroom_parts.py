@@ -1,10 +1,18 @@
-"""The classroom's parts that need neither root nor a hub: login throttling, log rotation,
-the systemd unit, the control groups (on stand-in cgroup trees). The class itself:
-tests/test_classroom.py."""
+"""The classroom's parts that need no hub: login throttling and the address a login comes
+from, log rotation, the systemd unit, the control groups (on stand-in cgroup trees), a
+process known by more than its PID, the class's kernel, a submission frozen as it is handed
+in (as root). The class itself: tests/test_classroom.py."""
 import asyncio
 import errno
+import json
 import logging
+import os
 import shutil
+import signal
+import socket
+import stat
+import subprocess
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -14,9 +22,10 @@ pytest.importorskip("jupyterhub", reason="jupyterhub is not installed (pip insta
 
 from jupyterhub.spawner import LocalProcessSpawner
 
-from classroom.auth import FREE_TRIES, LONGEST_WAIT, Throttle
+from classroom import hand_in, kernels, processes
+from classroom.auth import FREE_TRIES, LONGEST_WAIT, Throttle, client_address
 from classroom.service import unit_text
-from classroom.spawner import ClassroomSpawner, rotate
+from classroom.spawner import ClassroomSpawner, remove_groups, rotate
 
 
 def test_wrong_passwords_wait_longer_each_time_and_a_right_one_clears_them():
@@ -161,3 +170,164 @@ def test_on_cgroup_v1_a_student_server_gets_memory_pids_and_cpu_groups(tmp_path,
     monkeypatch.setattr(Path, "rmdir", cgroupfs_rmdir)
     asyncio.run(spawner.stop())
     assert not any(folder.exists() for folder in folders)
+
+
+def test_a_classmate_guessing_from_their_address_holds_up_only_that_address():
+    """The name's throttle is keyed by name and address (classroom/auth.py): Ana's wrong
+    guesses for Bob from her machine make her machine wait, never Bob at his."""
+    throttle = Throttle()
+    for _ in range(FREE_TRIES + 10):
+        throttle.failed(("bob", "10.0.0.66"))
+    assert throttle.wait(("bob", "10.0.0.66")) > 0
+    assert throttle.wait(("bob", "10.0.0.7")) == 0
+
+
+class Connection:
+    """A connection's socket as the hub sees it: its peer and its own address."""
+
+    def __init__(self, peer, local=("127.0.0.1", 800)):
+        self.peer, self.local = peer, local
+
+    def getpeername(self):
+        return self.peer
+
+    def getsockname(self):
+        return self.local
+
+
+def test_forwarded_addresses_are_believed_from_the_proxy_only():
+    """X-Forwarded-For's last entry (the proxy appends it) from a root connection (the
+    class's proxy); anyone else's headers are not read: their own address counts."""
+    proxy = Connection(("127.0.0.1", 40000))
+    root, student = (lambda peer, local: 0), (lambda peer, local: 1003)
+    assert client_address(proxy, "6.6.6.6, 10.1.2.3", uid_of=root) == "10.1.2.3"
+    assert client_address(proxy, None, uid_of=root) == "127.0.0.1"
+    assert client_address(proxy, "6.6.6.6", uid_of=student) == "127.0.0.1"
+    # and the owner of a real loopback connection is read from /proc/net/tcp
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        with socket.create_connection(server.getsockname()) as client:
+            accepted, peer = server.accept()
+            with accepted:
+                assert processes.peer_uid(peer, server.getsockname()) == os.geteuid()
+                assert client_address(accepted, "6.6.6.6") == ("6.6.6.6" if os.geteuid() == 0 else "127.0.0.1")
+            del client
+
+
+def test_a_port_names_who_holds_it():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        [holder] = processes.holders(port, "127.0.0.1")
+        assert holder["pid"] == os.getpid() and holder["uid"] == os.geteuid()
+        assert f"pid {os.getpid()}" in processes.describe(holder)
+        assert processes.holders(port, "0.0.0.0") == [holder]  # a wildcard clashes with it
+    assert processes.holders(port, "127.0.0.1") == []
+
+
+def test_a_server_is_signalled_only_while_its_process_is_the_one_started(tmp_path):
+    """A PID reused by another process (after a crash or a reboot) is a server that is gone:
+    the spawner neither polls it as running nor signals it."""
+    decoy = subprocess.Popen(["sleep", "60"])
+    try:
+        spawner = a_spawner(tmp_path)
+        spawner.pid = decoy.pid
+        spawner.process = dict(processes.identity(decoy.pid), started=processes.identity(decoy.pid)["started"] - 1)
+        assert asyncio.run(spawner._signal(signal.SIGTERM)) is False
+        assert asyncio.run(spawner.poll()) == 0
+        time.sleep(0.2)
+        assert decoy.poll() is None  # never signalled
+        spawner.pid, spawner.process = decoy.pid, processes.identity(decoy.pid)
+        assert asyncio.run(spawner._signal(0)) is True  # the process it started: signalled
+        assert spawner.get_state()["process"] == processes.identity(decoy.pid)
+    finally:
+        decoy.kill()
+        decoy.wait()
+
+
+def test_every_server_gets_private_temporary_folders_sized_by_its_memory(tmp_path):
+    command = a_spawner(tmp_path).sandboxed_cmd("/env/bin/python")
+    pairs = {command[i + 3]: int(command[i + 1]) for i, word in enumerate(command) if word == "--size"}
+    assert pairs["/tmp"] == 256 << 20 and pairs["/dev/shm"] == pairs["/var/tmp"] == 128 << 20
+    assert "/tmp/jupyter-runtime" in pairs and "--unshare-ipc" in command and "--unshare-pid" in command
+
+
+def test_the_control_groups_of_a_class_are_found_wherever_they_are(tmp_path):
+    for where in ("memory/process_api/abc/classroom-class-ana", "pids/classroom-class-ana",
+                  "cpu/classroom-class-bob", "cpu/classroom-class-other", "memory/classroom-class-ana-x"):
+        (tmp_path / where).mkdir(parents=True)
+    removed = remove_groups(["class-ana", "class-bob"], root=tmp_path)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in removed) == [
+        "cpu/classroom-class-bob", "memory/process_api/abc/classroom-class-ana", "pids/classroom-class-ana"]
+    assert (tmp_path / "cpu/classroom-class-other").is_dir() and (tmp_path / "memory/classroom-class-ana-x").is_dir()
+
+
+def test_the_class_kernel_listens_on_no_port_and_still_shows_what_a_fork_prints(tmp_path):
+    """The class's kernel spec (classroom/kernels.py) over `ipc`: every socket of the kernel
+    is a file, none a TCP listener; a forked child's print arrives; debugpy is not there."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    specs = KernelSpecManager(kernel_dirs=[str(kernels.write_spec(tmp_path / "env") / "kernels")])
+    manager = KernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc",
+                            connection_file=str(tmp_path / "kernel.json"))
+    manager.start_kernel()
+    client = manager.client()
+    try:
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        said = []
+        client.execute_interactive("import os\nif os.fork() == 0:\n    print('child', flush=True)\n"
+                                   "    os._exit(0)\nos.wait()\nimport sys\nprint('debugpy' in sys.modules and "
+                                   "sys.modules['debugpy'])", timeout=60,
+                                   output_hook=lambda m: said.append(m["content"].get("text", "")))
+        pid = manager.provisioner.process.pid
+        listening = {inode for _, _, _, _, inode in processes.sockets(states={processes.LISTEN})}
+        held = [inode for inode, holder in processes.processes_holding(listening).items() if holder == pid]
+        print("the kernel's TCP listeners:", held, "| its sockets:", sorted(p.name for p in tmp_path.iterdir()))
+        assert held == []
+        assert "child" in "".join(said) and "None" in "".join(said)  # the fork's output; no debugger
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="freezing makes a submission root's: run as root")
+def test_a_submission_is_frozen_as_its_student_left_it_and_dated_by_its_last_change(tmp_path, monkeypatch):
+    """hand_in.look on an inbound/ folder: a complete submission (mode 750, timestamp.txt)
+    becomes root's with its group, each file a copy of root's (a file its student still
+    holds open is no longer the submission's), and a record of its last change; one over the
+    cap is removed and its student told."""
+    from grader.plugins.exchange import handed_in_record
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    folder = inbound / "nobody+theory03-es+2026-01-01 00:00:00.000000 UTC+abc"
+    folder.mkdir(mode=0o750)
+    (folder / "timestamp.txt").write_text("2026-01-01 00:00:00.000000 UTC")
+    (folder / "theory03.ipynb").write_text("her work")
+    held = open(folder / "theory03.ipynb", "a")  # noqa: SIM115 (kept open across the freeze)
+    os.chown(folder, 65534, 4242)
+    for path in folder.iterdir():
+        os.chown(path, 65534, 65534)
+    changed = os.lstat(folder / "theory03.ipynb").st_ctime
+    hand_in.look(inbound, "es", {}, time.time() + hand_in.QUIET)
+    info = os.lstat(folder)
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (0, 4242, 0o750)
+    held.write(" and more")  # through what she held open: not the submission's any more
+    held.close()
+    assert (folder / "theory03.ipynb").read_text() == "her work"
+    assert all(os.lstat(p).st_uid == 0 and os.lstat(p).st_gid == 4242 for p in folder.iterdir())
+    record = handed_in_record(folder)
+    print("the hand-in record:", json.dumps(record))
+    assert record["student"] == "nobody" and record["handed_in"] == hand_in.stamp(changed)
+    big = inbound / "nobody+theory03-es+2026-01-01 00:00:00.000000 UTC+big"
+    big.mkdir()
+    with open(big / "theory03.ipynb", "wb") as handle:
+        handle.truncate(hand_in.MAX_SUBMISSION_BYTES + 1)
+    os.chown(big, 65534, 65534)
+    told = []
+    monkeypatch.setattr(hand_in, "tell", lambda uid, name, text: told.append((uid, name, text)))
+    hand_in.look(inbound, "es", {}, time.time())
+    assert not big.exists()
+    assert told and told[0][1] == "theory03-es-not-handed-in.txt" and "no está entregada" in told[0][2]

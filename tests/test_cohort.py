@@ -192,10 +192,14 @@ def test_a_dask_cluster_gives_what_serial_nbgrader_gives(graded, on_cluster, das
 
 
 def test_an_unreachable_scheduler_is_said_plainly(graded):
+    """Asked to grade everything again (--force: all of it is graded already) on a cluster that
+    cannot be reached: it says so, and the earlier grades stay."""
     _, parallel, _ = graded
-    run = grade_command(parallel, "theory03-en", "--scheduler=tcp://127.0.0.1:9")
+    before = sorted(p.name for p in (parallel.root / "autograded").iterdir())
+    run = grade_command(parallel, "theory03-en", "--force", "--scheduler=tcp://127.0.0.1:9")
     assert run.returncode != 0
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in run.stderr, run.stderr[-2000:]
+    assert sorted(p.name for p in (parallel.root / "autograded").iterdir()) == before
 
 
 def test_report_written(graded):
@@ -364,6 +368,11 @@ def test_demo_runs(grader):
                 assert score < 14, (name, summary)
             assert (folder / "reports" / f"{assignment}.html").exists()
             assert list((folder / "feedback" / "honest" / assignment).glob("*.html"))
+        # it says why the fork bomb, contained, still gets full marks, and how to remove the course
+        told = done.stdout.split("What came of each submission:")[1]
+        bomb = re.search(r"fork-bomb: (\d+)/\1\. (.*)", told).group(2)
+        assert "the sandbox contained it (fork refused after" in bomb and "so it gets full marks" in bomb
+        assert done.stdout.rstrip().endswith(f"when you are done: rm -r {folder}")
         assert "where to look" in done.stdout and "NOT GRADED" not in done.stderr
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
@@ -391,6 +400,17 @@ def test_nbgrader_options_reach_the_plan():
     assert manager.process_limit == 7 and manager.cpu_seconds == 600  # command line, then the file
     assert database_options(ROOT, [])[0].endswith("gradebook.db?timeout=600")
     assert database_options(ROOT, ["--CourseDirectory.db_url=postgresql://h/db"]) == []
+
+
+def test_long_reasons_are_cut_at_a_word_boundary():
+    from grader.cohort.messages import failure_reason
+    from grader.reports.report import shortened
+    reason = "gradcheck fails on " + ", ".join(f"expression{i}" for i in range(40))
+    cut = shortened(reason, 160)
+    print(cut)
+    assert len(cut) <= 160 and cut.endswith(" …") and set(cut[:-2].split()) <= set(reason.split())
+    said = failure_reason(1, "ValueError: " + "word " * 100)
+    assert said.endswith("word …") and len(said) < 360
 
 
 def test_a_failed_process_is_reported_with_the_exception_that_stopped_it():

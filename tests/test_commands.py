@@ -46,16 +46,35 @@ def test_every_documented_command_has_help_naming_its_options(package, command):
             f"{where} writes `python -m {package} {command} ... {option}`, which its --help does not name"
 
 
-def test_report_takes_the_language_after_the_assignment(tmp_path):
-    """`python -m grader report A --lang es` parses (as the guides write it): with no
-    gradebook here, the failure is about the assignment, not the command line."""
+def test_report_takes_the_language_after_the_assignment(tmp_path, monkeypatch):
+    """`python -m grader report A --lang es` parses (as the guides write it), with an nbgrader
+    option naming the gradebook: the report is asked for in that language, of that gradebook."""
+    import shutil
+
     from grader.__main__ import main
     from grader.reports import report
+    shutil.copytree(ROOT / "release", tmp_path / "release")
+    (tmp_path / "submitted" / "ana" / "theory03-en").mkdir(parents=True)
+    (tmp_path / "x.db").touch()
+    monkeypatch.chdir(tmp_path)
     called = []
-    original = report.write_report
-    try:
-        report.write_report = lambda *arguments: called.append(arguments)
-        assert main(["report", "theory03-en", "--lang", "es", "--Gradebook.db_url=sqlite:///x.db"]) == 0
-    finally:
-        report.write_report = original
-    assert called == [(Path.cwd(), "theory03-en", "es", ["--Gradebook.db_url=sqlite:///x.db"])]
+    monkeypatch.setattr(report, "write_report", lambda *arguments: called.append(arguments))
+    assert main(["report", "theory03-en", "--lang", "es", "--CourseDirectory.db_url=sqlite:///x.db"]) == 0
+    assert called == [(tmp_path, "theory03-en", "es", ["--CourseDirectory.db_url=sqlite:///x.db"])]
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "benchmarks").glob("*.py")), ids=lambda p: p.name)
+def test_every_benchmark_answers_help_without_running(script):
+    """`python benchmarks/X.py --help` prints its usage and exits at once: nothing is measured,
+    no user made, no course copied; each option says what it does and its default."""
+    import time
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, str(script), "--help"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60, check=False)
+    print(f"{script.name}: {time.monotonic() - started:.1f} s\n{result.stdout}")
+    assert result.returncode == 0 and result.stdout.startswith("usage:"), result.stderr[-1000:]
+    options = re.findall(r"^  (--?[\w-]+)(?: ([A-Z_.]+|\{[^}]*\}.*?))?\n?\s+(.*?)(?=^  \S|\Z)", result.stdout,
+                         re.M | re.S)
+    for option, value, text in options:
+        if option not in ("-h", "--help") and value:
+            assert "default" in text, f"{script.name}: {option} gives no default: {text}"

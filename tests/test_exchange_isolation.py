@@ -7,17 +7,23 @@ Bob, one student, attacks Carol, a classmate: he forges a submission in her name
 plants a symbolic link as a submission, hard-links a course file into his own, and tries
 to read, overwrite, rename and delete her real submission. Collection refuses each forgery
 by name (in `nbgrader collect`'s output and in the course's report), and Carol's real work
-is what is graded. Each attack prints what it found."""
+is what is graded. Then Bob rewrites and backdates his own submission after handing it in,
+and Carol's is frozen as the class's hub freezes it. Each attack prints what it found."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.utils import parse_utc
+from support.course import cell_index
 
 from classroom import accounts, course, student_env
 from classroom.roster import Person
@@ -29,7 +35,7 @@ pytestmark = [
 PREFIX = f"s28b{os.getpid() % 100000}"  # unique to this run; lower case, short
 ASSIGNMENT = "theory03-en"
 COURSE_ID = course.course_id("en")
-GRADIENTS_CELL = 10  # theory03's gradients() answer cell (tests/test_theory03.py keeps the layout)
+GRADIENTS_CELL = cell_index(ASSIGNMENT, "theory03-gradients-answer")
 CAROL_ANSWER = ("# carol's own work\ndef gradients(a, b, c):\n    e = a * b + c\n    f = a - c\n"
                 "    return f * b + e, f * a, f - e\n")
 BOB_ANSWER = "# bob's forgery\ndef gradients(a, b, c):\n    return 0, 0, 0\n"
@@ -179,3 +185,60 @@ def test_a_student_cannot_replace_read_or_remove_a_classmates_submission(term):
     print("report: Carol", rows[carol]["score"], "Bob", rows[bob]["score"])
     expect(float(rows[carol]["score"]) == 3.0 and float(rows[bob]["score"]) == 0.0, "wrong scores")
     assert not problems, problems
+
+
+def test_a_submission_changed_after_it_was_handed_in_is_dated_by_the_change_or_frozen(term):
+    """Bob hands in, then rewrites his submitted notebook and its timestamp.txt and renames
+    the folder to 2026-01-01, as the issue's backdating did. Collection, on an exchange
+    without the hub's hand-in service, takes it as it is, dated by the machine's time of its
+    last change and marked CHANGED: no time Bob wrote reaches timestamp.txt (what autograde
+    puts in the gradebook). With the service's freeze (classroom/hand_in.py, as the class's
+    hub runs it), Carol's submission is root's: she can change nothing of it any more, and
+    collection dates it by its hand-in record."""
+    people, homes, inbound, folder = term["people"], term["homes"], term["inbound"], term["course"]
+    bob, carol, teacher = people["bob"], people["carol"], people["teacher"]
+    answer(homes["bob"], bob, "# bob's answer at hand-in\n" + BOB_ANSWER)
+    started = datetime.now(UTC).replace(tzinfo=None)
+    said = run_as(bob, homes["bob"], "nbgrader", "submit", ASSIGNMENT, env=term["students"])
+    handed = Path(re.search(r"Destination: (.+)", said.stdout + said.stderr).group(1).strip())
+    backdated = inbound / f"{bob}+{ASSIGNMENT}+2026-01-01 00:00:00.000000 UTC+{handed.name.rsplit('+', 1)[1]}"
+    attack = try_as(bob, (
+        f"import json, os\nfolder = {str(handed)!r}\n"
+        "nb = json.load(open(os.path.join(folder, 'theory03.ipynb')))\n"
+        "nb['cells'][0]['source'] = '# rewritten after hand-in'\n"
+        "json.dump(nb, open(os.path.join(folder, 'theory03.ipynb'), 'w'))\n"
+        "open(os.path.join(folder, 'timestamp.txt'), 'w').write('2026-01-01 00:00:00.000000 UTC')\n"
+        f"os.rename(folder, {str(backdated)!r})\nprint('REWRITTEN')"))
+    print("Bob, after handing in:", attack)
+    collected = run_as(teacher, folder, "nbgrader", "collect", "--update", ASSIGNMENT, f"--course={COURSE_ID}")
+    log = collected.stdout + collected.stderr
+    print("nbgrader collect --update:\n" + log)
+    taken = folder / "submitted" / bob / ASSIGNMENT
+    stamp = (taken / "timestamp.txt").read_text()
+    print("submitted/bob's timestamp.txt:", stamp)
+    assert attack == "REWRITTEN"  # no hub: the exchange alone cannot stop him
+    assert "2026-01-01" not in stamp and parse_utc(stamp) >= started - timedelta(seconds=2), stamp
+    assert f"CHANGED {backdated.name!r}" in log and "changed after it was handed in" in log
+    assert "# rewritten after hand-in" in (taken / "theory03.ipynb").read_text()  # as it is, dated so
+
+    # the class's hub freezes each submission as it is handed in
+    from classroom import hand_in
+    from grader.plugins.exchange import handed_in_record
+    answer(homes["carol"], carol, "# carol's answer at hand-in\n" + CAROL_ANSWER)
+    said = run_as(carol, homes["carol"], "nbgrader", "submit", ASSIGNMENT, env=term["students"])
+    hers = Path(re.search(r"Destination: (.+)", said.stdout + said.stderr).group(1).strip())
+    hand_in.look(inbound, "en", {}, time.time() + hand_in.QUIET)
+    record = handed_in_record(hers)
+    print("Carol's hand-in record:", record and {k: record[k] for k in ("student", "handed_in")})
+    tries = {what: try_as(carol, code) for what, code in {
+        "rewrite the notebook": f"open({str(hers / 'theory03.ipynb')!r}, 'w').write('{{}}'); print('DONE')",
+        "rewrite timestamp.txt": f"open({str(hers / 'timestamp.txt')!r}, 'w').write('2026-01-01'); print('DONE')",
+        "add a file": f"open({str(hers / 'late.py')!r}, 'w').write('x'); print('DONE')",
+        "rename it": f"import os; os.rename({str(hers)!r}, {str(hers) + 'x'!r}); print('DONE')"}.items()}
+    print("Carol, after her submission was frozen:", tries)
+    assert all("PermissionError" in outcome for outcome in tries.values()), tries
+    run_as(teacher, folder, "nbgrader", "collect", "--update", ASSIGNMENT, f"--course={COURSE_ID}")
+    carols = folder / "submitted" / carol / ASSIGNMENT
+    assert (carols / "timestamp.txt").read_text() == record["handed_in"] and record["student"] == carol
+    assert "# carol's answer at hand-in" in (carols / "theory03.ipynb").read_text()
+    assert not (carols / ".handed-in.json").exists()

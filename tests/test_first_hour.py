@@ -142,3 +142,67 @@ def test_validate_names_missing_altered_and_renamed_graded_cells(tmp_path):
     assert problems[0][1].startswith("only theory03-en/theory03.ipynb is handed in and graded")
     assert problems[1][1].startswith("this graded cell was changed: grading puts the original back")
     assert problems[2][1].startswith("this graded cell is missing: it is worth 0 points")
+
+
+def test_validate_leaves_the_folder_as_it_was_and_names_a_blank_written_answer(tmp_path):
+    """Lab 01 solved but its written answer left as released: Validate (and `submit`, which runs
+    the same check) names that answer for what it is, in the notebook's words (Part B's test is
+    Part B's, not the exercise above it), and runs in a throw-away copy: the notebook's REPORT.md,
+    errors.csv and manifest.json are not left in the student's folder."""
+    import shutil
+
+    from authoring.build import ROOT
+    from course.validate import check
+    from grader.demo import solved
+    release = ROOT / "release" / "lab01-en" / "lab01.ipynb"
+    source = nbformat.read(ROOT / "source" / "lab01-en" / "lab01.ipynb", 4)
+    nb = solved(nbformat.read(release, 4), source)
+    written = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-reflection")
+    written.source = next(c for c in nbformat.read(release, 4).cells
+                          if c.metadata.get("nbgrader", {}).get("grade_id") == "lab01-reflection").source
+    folder = tmp_path / "my-work" / "lab01-en"
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "lab01.ipynb")
+    shutil.copy(folder / "lab01.ipynb", tmp_path / "before.ipynb")
+    before = sorted(p.name for p in folder.iterdir())
+    answer = check(folder / "lab01.ipynb", release)
+    print(answer)
+    assert sorted(p.name for p in folder.iterdir()) == before == ["lab01.ipynb"]
+    assert (folder / "lab01.ipynb").read_bytes() == (tmp_path / "before.ipynb").read_bytes()
+    assert [(f["source"], f["raw_error"]) for f in answer["failed"]] == [
+        ("Exercise 4 (lab01-reflection) — do this one first",
+         "your teacher grades this answer; write it before you hand in")]
+
+
+def test_the_labels_follow_the_notebooks_own_headings():
+    """A test under a later part of the notebook is named by that part (lab 01's fp32 and fp16
+    checks are Parts B and D, not the exercise above them); notes in parentheses are left out."""
+    from authoring.build import ROOT
+    from course.validate import exercises
+    labels = exercises(nbformat.read(ROOT / "release" / "lab01-en" / "lab01.ipynb", 4))
+    print(labels)
+    assert labels["lab01-fp32"].startswith("Part B") and labels["lab01-fp16"].startswith("Part D")
+    assert labels["lab01-walk"] == "Exercise 2" and labels["lab01-reflection"] == "Exercise 4"
+    es = exercises(nbformat.read(ROOT / "release" / "lab01-es" / "lab01.ipynb", 4))
+    assert es["lab01-fp32"].startswith("Parte B") and es["lab01-formulas"] == "Ejercicio 1"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_submit_on_a_renamed_notebook_says_how_to_put_it_back(tmp_path, lang):
+    """The notebook renamed in JupyterLab: `submit` names the file it found and says to rename it
+    back (`start` would not copy over the folder, so pointing there would loop)."""
+    import shutil
+
+    from authoring.build import ROOT
+    from course.submit import submit
+    shutil.copytree(ROOT / "release", tmp_path / "release")
+    folder = tmp_path / "my-work" / f"theory03-{lang}"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "release" / f"theory03-{lang}" / "theory03.ipynb", folder / "mine.ipynb")
+    with pytest.raises(SystemExit) as refused:
+        submit(f"theory03-{lang}", tmp_path)
+    print(refused.value.code)
+    said = str(refused.value.code)
+    assert "mine.ipynb" in said and "theory03.ipynb" in said and "course start" not in said
+    assert ("rename it back" if lang == "en" else "devuélvele el nombre") in said
+    assert not (tmp_path / "my-work" / "hand-in").exists()

@@ -170,3 +170,60 @@ def test_export_lists_every_submission(course, graded):
     course.nbgrader("export", "--to", str(course.root / "grades.csv"))
     rows = (course.root / "grades.csv").read_text().splitlines()
     assert any(row.startswith("theory03-es,") and ",solver," in row for row in rows), rows
+
+
+def test_points_awaiting_hand_grading_are_shown_and_not_exported_as_final(course, graded):
+    """Lab 01 graded: the solver's written answer (2 points, graded by hand) awaits a person;
+    the blank one, left as released, got nbgrader's 0. The report says so per question and per
+    student and ends with the next steps; `export --lms moodle` refuses, writing nothing, until
+    those are graded (--allow-ungraded writes them marked INCOMPLETE); graded by hand, they export."""
+    import csv
+    import subprocess
+    import sys
+
+    from nbgrader.api import Gradebook
+    assert graded["lab01-en"].returncode == 0, graded["lab01-en"].stderr[-3000:]
+    page = (course.root / "reports" / "lab01-en.html").read_text()
+    row = page.split("<td>lab01-reflection</td>")[1].split("</tr>")[0]
+    students = page.split("<h2>Per student</h2>")[1]
+    print(row, "\n", students.split("<h2>")[0], "\n", page.split("<h2>Next steps</h2>")[1])
+    assert "1 answer awaits hand grading (2 points)" in row
+    assert "<td>solver</td>" in students and "2 points await hand grading" in \
+        students.split("<td>solver</td>")[1].split("</tr>")[0]
+    assert "await" not in students.split("<td>blank</td>")[1].split("</tr>")[0]
+    steps = page.split("<h2>Next steps</h2>")[1]
+    assert "formgrader" in steps and "nbgrader generate_feedback lab01-en" in steps and "export --lms" in steps
+    with open(course.root / "reports" / "lab01-en.csv", encoding="utf-8") as stream:
+        rows = {r["student"]: r for r in csv.DictReader(stream)}
+    assert float(rows["solver"]["pending"]) == 2 and float(rows["blank"]["pending"]) == 0
+    assert rows["blank"]["lab01-reflection reason"].startswith("left as released: 0 points")
+    assert "Próximos pasos" in (course.root / "reports" / "lab01-es.html").read_text()
+
+    def export(*options):
+        return subprocess.run([sys.executable, "-m", "grader", "export", "--lms", "moodle", *options],
+                              cwd=course.root, capture_output=True, text=True, check=False, **course.grader.options())
+    refused = export()
+    print(refused.stdout, refused.stderr)
+    assert refused.returncode == 1 and not (course.root / "exports" / "moodle.csv").exists()
+    assert "INCOMPLETE solver (lab01): 2 point(s) of lab01-" in refused.stderr
+    assert "not exported: " in refused.stderr and "--allow-ungraded" in refused.stderr
+    forced = export("--allow-ungraded")
+    assert forced.returncode == 0, forced.stderr[-2000:]
+    assert "exported INCOMPLETE" in forced.stderr
+    assert "INCOMPLETE: 2 point(s) of lab01-" in (course.root / "exports" / "moodle-notes.csv").read_text()
+    # graded by hand (formgrader writes manual_score), in a copy of the gradebook: the other tests read this one
+    shutil.copy(course.root / "gradebook.db", course.root / "hand-graded.db")
+    with Gradebook(f"sqlite:///{course.root / 'hand-graded.db'}", "autograd-by-hand") as gb:
+        for assignment in ASSIGNMENTS:
+            for student in ("solver", "blank", "memoriser"):
+                for grade in gb.find_submission(assignment, student).notebooks[0].grades:
+                    if grade.auto_score is None and grade.manual_score is None:
+                        grade.manual_score, grade.needs_manual_grade = grade.max_score, False
+        gb.db.commit()
+    course.grader.own(course.root / "hand-graded.db")
+    done = export(f"--CourseDirectory.db_url=sqlite:///{course.root / 'hand-graded.db'}")
+    assert done.returncode == 0 and "INCOMPLETE" not in done.stderr, done.stderr[-2000:]
+    with Gradebook(f"sqlite:///{course.root / 'hand-graded.db'}", "autograd-by-hand") as gb:
+        maximum = gb.find_assignment("lab01-en").max_score
+    with open(course.root / "exports" / "moodle.csv", encoding="utf-8") as stream:
+        assert float({r["User ID"]: r["lab01"] for r in csv.DictReader(stream)}["solver"]) == maximum  # full marks

@@ -85,7 +85,7 @@ def test_case_gets_its_score_and_a_reason(graded, name):
     score, reasons = CASES[name].score, CASES[name].reasons
     row = next(r for r in rows if r["student"] == name)
     assert row["score"] == score, (row, result.stderr[-2000:])
-    assert row["max_score"] == 12
+    assert row["max_score"] == 14
     for grade_id in ids:  # every graded cell has a reason, passed or not
         assert row[f"{grade_id} reason"], (grade_id, row)
     for grade_id, text in reasons.items():
@@ -172,7 +172,7 @@ def test_course_files_and_gradebook_are_intact(graded):
     assert (course.root / "canary.txt").read_text() == "instructor's file"
     assert export.returncode == 0
     assert "owned" not in (course.root / "grades.csv").read_text()
-    assert course.score(ASSIGNMENT, "honest") == 12
+    assert course.score(ASSIGNMENT, "honest") == 14
     assert listener.reached == []
 
 

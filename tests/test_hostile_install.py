@@ -85,7 +85,7 @@ def test_a_non_editable_install_hides_the_answer_key(installed, grader):
         assert "THEFT references: nothing in grader.gradcheck" in text, text[-2000:]
         assert "THEFT files: nothing" in text and "FOUND" not in text, text[-2000:]
         assert course.score(ASSIGNMENT, "thief") == 0
-        assert course.score(ASSIGNMENT, "honest") == 12  # the kernel still imports course and minigrad
+        assert course.score(ASSIGNMENT, "honest") == 14  # the kernel still imports course and minigrad
         assert all(verdict_text(c).startswith("✔")
                    for c in graded_cells(course.autograded(ASSIGNMENT, "honest")).values())
     finally:

@@ -172,7 +172,7 @@ def graded(grader):
 SCORES = {"honest": 19, "blank": 0, "always_true": 6, "always_raises": 5, "no_restore": 13, "no_zero": 13,
           "graph_zero_only": 13, "no_atol": 13, "no_rtol": 13, "forward_difference": 13, "returns_false": 7,
           "no_index": 12, "reads_the_code": 7, "dying": 13, "forger": 0, "patches": 4, "theft": 19,
-          "parts_a": 14, "parts_b": 14, "predict_blank": 16, "eps_float64": 18, "eps_forward": 18,
+          "parts_a": 14, "parts_b": 14, "predict_blank": 17, "eps_float64": 18, "eps_forward": 18,
           "hunt_first_op": 16, "hunt_root_only": 16, "hunt_relu_positive": 16, "hunt_reads_the_class": 16,
           "hunt_raises": 16, "hunt_always_left": 18, "hunt_memoriser": 16, "hunt_bytecode": 16,
           "hunt_bytecode_show": 16, "hunt_table_lookup": 16}
@@ -182,8 +182,8 @@ PARTS = {
                 "lab03-battery": "of the 56 bugs through"},
     "parts_b": {"lab03-expressions": "relu's kink", "lab03-break": "the bug asked for gives",
                 "lab03-battery": "fails on ['relu(a)'] with minigrad's own engine"},
-    "predict_blank": {"lab03-predict-sub": "no prediction yet", "lab03-predict-blind": "no prediction yet",
-                      "lab03-break": "caught"},
+    # a skipped prediction costs its own point only: the broken rule's test measures again by itself
+    "predict_blank": {"lab03-predict-sub": "no prediction yet", "lab03-predict-blind": "no prediction yet"},
 }
 
 

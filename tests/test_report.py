@@ -10,6 +10,7 @@ The cohort (one course copy for the module):
 - dan and eva: the same linear_grads, differently spaced and commented;
 - fay: submitted, never graded (no autograded notebook).
 """
+import re
 import shutil
 from pathlib import Path
 
@@ -186,21 +187,7 @@ def test_the_export_gives_one_grade_per_student_per_unit(reported):
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_feedback_chrome_is_in_the_students_language(reported, lang):
     """nbgrader's feedback page: its headings and links in the notebook's language."""
-    student, assignment = f"feedback-{lang}", f"lab01-{lang}"
-    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
-        gb.update_or_create_student(student)
-        gb.add_submission(assignment, student)
-        gb.find_grade("lab01-formulas", "lab01", assignment, student).auto_score = 3
-        gb.db.commit()
-    nb = reported.release(assignment)
-    reported.submit(student, assignment, nb)
-    folder = reported.root / "autograded" / student / assignment
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / "lab01.ipynb")
-    reported.grader.own(reported.root / "autograded")
-    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    page = (reported.root / "feedback" / student / assignment / "lab01.html").read_text()
+    page = feedback_page(reported, f"feedback-{lang}", f"lab01-{lang}", {"lab01-formulas": 3}).read_text()
     heading = page.split("<h4>")[1].split("</h4>")[0]
     print(heading)
     if lang == "es":
@@ -209,6 +196,27 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
         assert "Score" not in page.split("<body>")[1].split('id="notebook"')[0]
     else:
         assert "(Score: 3.0 / 17.0)" in heading and ">Test cell</a>" in page
+
+
+def feedback_page(reported, student, assignment, scores, autograded=None):
+    """`nbgrader generate_feedback` for `student`, whose release notebook was graded with `scores`
+    ({grade_id: automatic score}), the autograded notebook being `autograded` (default: the release
+    as handed in); the page's path."""
+    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
+        gb.update_or_create_student(student)
+        gb.add_submission(assignment, student)
+        for grade_id, score in scores.items():
+            gb.find_grade(grade_id, "lab01", assignment, student).auto_score = score
+        gb.db.commit()
+    nb = reported.release(assignment)
+    reported.submit(student, assignment, nb)
+    folder = reported.root / "autograded" / student / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(nb if autograded is None else autograded, folder / "lab01.ipynb")
+    reported.grader.own(reported.root / "autograded")
+    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return reported.root / "feedback" / student / assignment / "lab01.html"
 
 
 def test_the_late_penalty_is_a_share_per_started_day():
@@ -286,6 +294,37 @@ def test_a_canvas_export_with_a_reupload_and_a_late_flag(reported):
     assert (parse_utc(stamp) - parse_utc(datetime(2026, 10, 16, 21, 59))).total_seconds() == 1
 
 
+def test_feedback_renders_its_math_offline(reported):
+    """A feedback page carries its own MathJax: opened from disk in Chromium with the network
+    off, its equations are typeset (no raw `$$`), and it asks for nothing but itself."""
+    import os
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from support.browser import CHROMIUM
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    page_path = feedback_page(reported, "offline-reader", "lab01-es", {})
+    html = page_path.read_text()
+    loads = re.findall(r"""(?:\bsrc=|<link[^>]*\bhref=)["']?(?:https?:)?//[^"' >]*""", html)
+    assert loads == [], loads  # nothing the page fetches: no script, style or font from elsewhere (links are links)
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        context = browser.new_context(offline=True)
+        asked = []
+        context.on("request", lambda request: asked.append(request.url))
+        page = context.new_page()
+        page.goto(page_path.as_uri())
+        page.wait_for_selector("mjx-container svg", timeout=60_000)
+        # no TeX left in the rendered Markdown (code cells may quote `$$` as text)
+        page.wait_for_function("() => ![...document.querySelectorAll('.text_cell_render')]"
+                               ".some(e => /\\$\\$|\\\\frac|\\\\partial/.test(e.innerText))", timeout=60_000)
+        typeset = page.locator("mjx-container").count()
+        browser.close()
+    print(f"{page_path.stat().st_size} bytes; {typeset} equations typeset offline; requests: {asked}")
+    assert typeset > 20
+    assert asked == [page_path.as_uri()]
+
+
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
     """axe-core at WCAG 2.1 A and AA, in Chromium, on the instructor's report and on a student's
@@ -304,24 +343,12 @@ def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
         pytest.skip("Chromium is missing (apt-get install chromium)")
     if not axe_script():
         pytest.skip(AXE_MISSING)
-    student, assignment = f"a11y-{lang}", f"lab01-{lang}"
+    assignment = f"lab01-{lang}"
     pages = {"report": write_html(reported.root, ASSIGNMENT, lang)}
-    with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
-        gb.update_or_create_student(student)
-        gb.add_submission(assignment, student)
-        gb.find_grade("lab01-formulas", "lab01", assignment, student).auto_score = 3
-        gb.db.commit()
     graded = nbformat.read(reported.root / "source" / assignment / "lab01.ipynb", 4)  # executed: its figure drawn
     for index, cell in enumerate(graded.cells):
         MakeInert().preprocess_cell(cell, {}, index)  # as grading leaves the outputs
-    reported.submit(student, assignment, reported.release(assignment))
-    folder = reported.root / "autograded" / student / assignment
-    folder.mkdir(parents=True)
-    nbformat.write(graded, folder / "lab01.ipynb")
-    reported.grader.own(reported.root / "autograded")
-    done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    pages["feedback"] = reported.root / "feedback" / student / assignment / "lab01.html"
+    pages["feedback"] = feedback_page(reported, f"a11y-{lang}", assignment, {"lab01-formulas": 3}, graded)
     found, alts = {}, []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
@@ -330,7 +357,10 @@ def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
         page.route("http*://**", lambda route: route.abort())  # nothing fetched: the pages stand alone
         for name, path in pages.items():
             page.goto(path.as_uri())
-            page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+            if name == "feedback":  # its formulas typeset first, by the MathJax the page carries
+                page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                       timeout=60_000)
+                page.evaluate("() => MathJax.startup.promise")
             found[name] = audit(page)
             assert page.evaluate("() => document.documentElement.lang") == lang
             alts += page.locator("img").evaluate_all("els => els.map(e => e.getAttribute('alt'))")

@@ -53,7 +53,7 @@ def test_grading_as_root_drops_the_kernel_to_nobody():
         course.submit("ana", ASSIGNMENT, nb)
         result = course.autograde(ASSIGNMENT)
         assert result.returncode == 0, result.stderr[-2000:]
-        assert course.score(ASSIGNMENT, "ana") == 12
+        assert course.score(ASSIGNMENT, "ana") == 14
         graded = course.autograded(ASSIGNMENT, "ana")
         assert "kernel uid 65534" in "".join(o.get("text", "") for o in graded.cells[4].outputs)
         assert "as nobody" in graded.metadata["course"]["grading"]["defences"]
@@ -86,7 +86,7 @@ def test_without_a_cgroup_memfd_and_shared_memory_are_refused(grader):
         print("defences:", defences, "| the case printed:", text.strip()[-200:])
         assert "memfd held" not in text and "Operation not permitted" in text, text[-1000:]
         assert "memfd and System V shared memory refused" in defences
-        assert course.score(ASSIGNMENT, "memfd_hold") == 12
+        assert course.score(ASSIGNMENT, "memfd_hold") == 14
     finally:
         shutil.rmtree(course.root, ignore_errors=True)
 

@@ -56,6 +56,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course.commands import Parser, positive
 from course.names import LANGUAGES
 from grader.cohort.database import (
     DB_BACKOFF,
@@ -109,6 +110,21 @@ def students(root, assignment):
     return sorted(Path(path).parent.name for path in glob.glob(pattern) if os.path.isdir(path))
 
 
+def already_graded(root, assignment, student):
+    """Whether stock `nbgrader autograde` (without --force) would skip this submission: its
+    autograded folder is there, and the submission is not newer than it (timestamp.txt)."""
+    from nbgrader.utils import parse_utc
+    graded = Path(root) / "autograded" / student / assignment
+    if not graded.is_dir():
+        return False
+    stamps = [folder / "timestamp.txt" for folder in (Path(root) / "submitted" / student / assignment, graded)]
+    try:
+        new, old = (parse_utc(path.read_text().strip()) if path.is_file() else None for path in stamps)
+    except ValueError:  # nbgrader stops on it: let it say so
+        return False
+    return not (new is not None and old is not None and new > old)
+
+
 def remove_unfinished(root, assignment, student):
     """A grading process that died may have left a half-made autograded folder; nbgrader
     would skip it next time. Remove it: the submission is then graded on the next run."""
@@ -126,6 +142,16 @@ def grade(root, assignment, workers=None, force=False, options=(), progress=True
     options = list(options) + (["--force"] if force else [])
     held = lock(root, assignment)
     cohort, outcomes = accepted(students(root, assignment))
+    done = [] if force else [student for student in cohort if already_graded(root, assignment, student)]
+    cohort = [student for student in cohort if student not in done]
+    if done and not cohort and not outcomes:  # nothing new: no grading, no report rewritten
+        held.close()
+        print(f"{assignment}: already graded ({len(done)} submissions); use --force to grade them again",
+              file=sys.stderr)
+        return []
+    if done:
+        print(f"{assignment}: {len(done)} submission(s) already graded, left as they are "
+              "(use --force to grade them again)", file=sys.stderr)
     how, options = kept_apart(root, len(cohort), workers, options, scheduler)
     warm_up(scheduler, assignment, root, options)  # first: the preflight's kernel is forked and reads the caches too
     # a folder without the course's nbgrader_config.py does not grade with its sandbox
@@ -241,34 +267,49 @@ def interrupt(root, assignment, jobs):
     return outcomes
 
 
-def main(argv):
-    import argparse
-    parser = argparse.ArgumentParser(prog="python -m grader grade", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("assignment", nargs="+", help="graded one after the other")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="submissions graded at once (default: the machine's cores)")
+def parser():
+    parser = Parser(prog="python -m grader grade", description=(
+        "Grade every submission of each ASSIGNMENT (submitted/STUDENT/ASSIGNMENT/) with stock\n"
+        "`nbgrader autograde ASSIGNMENT --student ID`, several at once, in the sandbox; then write\n"
+        "the cohort report (reports/ASSIGNMENT.csv and .html). A submission already graded is left\n"
+        "as it is unless --force (or unless it was handed in again since). What was graded stays\n"
+        "graded whatever stops the run; docs/en/grading.md says what each fault does."),
+        epilog="nbgrader options: --Class.trait=value, as nbgrader reads them (in one word, with =), "
+               "e.g. --CourseDirectory.db_url=postgresql://... or --SandboxedKernelManager.memory_limit=...")
+    parser.add_argument("assignment", nargs="+", help="graded one after the other: theory03-en, lab01-es, ...")
+    parser.add_argument("--workers", type=positive(int), default=None,
+                        help="submissions graded at once (default: the machine's cores; with --scheduler, "
+                             "the cluster's threads)")
     parser.add_argument("--force", action="store_true",
-                        help="grade again submissions already graded (nbgrader's --force)")
+                        help="grade again submissions already graded (nbgrader's --force; default: skip them)")
     parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="the HTML report's language (default: the assignment's)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--db-patience", type=float, default=DB_PATIENCE, metavar="SECONDS",
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on the terminal)")
+    parser.add_argument("--db-patience", type=positive(float), default=DB_PATIENCE, metavar="SECONDS",
                         help="how long database faults may go on, with no submission "
                              "graded in between, before the run stops cleanly "
-                             f"(default {DB_PATIENCE:g})")
+                             f"(default: {DB_PATIENCE:g})")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="a Dask scheduler (tcp://host:8786): run the kernels on its "
-                             "workers (default --workers: the cluster's threads)")
-    arguments, options = parser.parse_known_args(argv)
-    stray = [word for word in options if not word.startswith("-")
-             and (Path.cwd() / "source" / word).is_dir()]
-    if stray:  # argparse takes only the words before the first option as assignments
-        raise SystemExit("name every assignment before the options: python -m grader grade "
-                         f"{' '.join(arguments.assignment + stray)} [options]")
+                             "workers (default: none, kernels on this machine)")
+    return parser
+
+
+def main(argv):
+    from grader.arguments import known_assignments, nbgrader_options, split_options
+    command_line = parser()
+    options, rest = split_options(argv)
+    arguments = command_line.parse_intermixed_args(rest)
+    options = nbgrader_options(command_line, options)
+    root = Path.cwd()
+    known_assignments(command_line, root, arguments.assignment)
+    empty = [a for a in arguments.assignment if not students(root, a)]
+    if empty:  # before anything is graded: a report of nobody would replace the last one
+        command_line.fail(f"no submissions of {', '.join(empty)} in {root / 'submitted'} "
+                          "(submitted/STUDENT/ASSIGNMENT/): collect them first (nbgrader collect or zip_collect)")
     failed = False
     for assignment in arguments.assignment:  # the options nbgrader takes follow them
-        outcomes = grade(Path.cwd(), assignment, arguments.workers, arguments.force,
+        outcomes = grade(root, assignment, arguments.workers, arguments.force,
                          options, progress=not arguments.no_progress, lang=arguments.lang,
                          scheduler=arguments.scheduler, db_patience=arguments.db_patience)
         failed = failed or any(not o.ok for o in outcomes)

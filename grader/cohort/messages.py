@@ -2,6 +2,7 @@
 interrupted or stopped run left and which command finishes the job."""
 import re
 import signal
+import textwrap
 from pathlib import Path
 
 from grader.plugins.inert import for_terminal
@@ -16,7 +17,7 @@ def failure_reason(returncode, log):
     raised = [line for line in lines if re.match(r"\s*\S+(Error|Exception|Refused|Missing|Exit)\b.*", line)]
     errors = [line for line in lines if "| ERROR]" in line or "Error" in line]
     last = (raised or errors or [line for line in lines if line.strip()] or ["(no output)"])[-1]
-    return f"nbgrader exited with status {returncode}: {last.strip()[:300]}"
+    return f"nbgrader exited with status {returncode}: " + textwrap.shorten(last.strip(), 300, placeholder=" …")
 
 
 def log_path(root, assignment, student):

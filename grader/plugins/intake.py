@@ -268,7 +268,9 @@ class SafeCollector(LmsCollector):
 
     def collect(self, submission_file):
         info = super().collect(submission_file)
-        if info and unsafe_id(info.get("student_id", "")):
+        if not info or not isinstance(info.get("student_id"), str):
+            return info  # nothing, or no id: nbgrader says so itself ("Expected collector ... student_id")
+        if unsafe_id(info["student_id"]):
             self.log.warning("refused %r: student id %r is %s", submission_file, info["student_id"],
                              unsafe_id(info["student_id"]))
             return None

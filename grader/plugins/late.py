@@ -25,7 +25,9 @@ DAY = 24 * 3600
 
 
 class PercentPerDay(LateSubmissionPlugin):
-    """A share of the score per started day late, after a grace period, up to a cap."""
+    """A share of the score per started day late, after a grace period, up to a cap. nbgrader's
+    own `LateSubmissionPlugin.penalty_method`, when the configuration sets it, is honoured as
+    nbgrader defines it: 'none' takes nothing, 'zero' takes the whole score."""
 
     percent_per_day = Float(10.0, help="Percent of the score taken per started day late.").tag(config=True)
     max_percent = Float(100.0, help="The most, in percent of the score, a late "
@@ -33,6 +35,9 @@ class PercentPerDay(LateSubmissionPlugin):
     grace_minutes = Float(0.0, help="Minutes late that cost nothing.").tag(config=True)
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
+        if any("penalty_method" in self.config[name] for name in ("LateSubmissionPlugin", "PercentPerDay")
+               if name in self.config):
+            return super().late_submission_penalty(student_id, score, total_seconds_late)
         late = total_seconds_late - 60 * self.grace_minutes
         if late <= 0 or score <= 0:
             return 0.0
@@ -61,9 +66,14 @@ def stamp_late(root, assignment, students, options=()):
     from datetime import timedelta
     from pathlib import Path
 
+    from nbgrader.api import MissingEntry
+
     from grader.config import gradebook
     with gradebook(root, options) as gb:
-        due = gb.find_assignment(assignment).duedate
+        try:
+            due = gb.find_assignment(assignment).duedate
+        except MissingEntry:
+            due = None
     if due is None:
         raise SystemExit(f"{assignment} has no due date in the gradebook: "
                          f"nbgrader db assignment add {assignment} --duedate=...")
@@ -80,17 +90,22 @@ def stamp_late(root, assignment, students, options=()):
 def main(argv):
     """python -m grader late-flags ASSIGNMENT: after `nbgrader zip_collect ASSIGNMENT`,
     the students Canvas flagged late are stamped late (see stamp_late)."""
-    import argparse
     from pathlib import Path
-    parser = argparse.ArgumentParser(prog="python -m grader late-flags", description=main.__doc__)
+
+    from course.commands import Parser
+    from grader.arguments import known_assignments
+    parser = Parser(prog="python -m grader late-flags", description=main.__doc__)
     parser.add_argument("assignment", help="an assignment filed by `nbgrader zip_collect`")
-    argv = [parser.parse_args(argv).assignment]
-    try:
-        from grader.plugins.lms_collect import late_students
-    except ImportError:
-        raise SystemExit("needs grader/plugins/lms_collect.py (the LMS collector)") from None
+    argv = known_assignments(parser, Path.cwd(), [parser.parse_args(argv).assignment])
+    from grader.arguments import existing_gradebook
+    from grader.plugins.lms_collect import late_students
     root, assignment = Path.cwd(), argv[0]
-    flagged = late_students(root / "downloaded" / assignment / "extracted")
+    extracted = root / "downloaded" / assignment / "extracted"
+    if not extracted.is_dir():
+        parser.fail(f"nothing collected from the LMS for {assignment} ({extracted} is missing): "
+                    f"run `nbgrader zip_collect {assignment}` first")
+    existing_gradebook(parser, root)
+    flagged = late_students(extracted)
     stamped = stamp_late(root, assignment, flagged)
     print(f"{len(stamped)} submission(s) of {assignment} stamped late: {', '.join(stamped) or '-'}")
     return 0

@@ -15,13 +15,21 @@ from grader.plugins.intake import Refused, open_regular
 
 
 class LocalizedClearSolutions(ClearSolutions):
-    """ClearSolutions with stubs in the notebook's own language (nbgrader's are English only)."""
+    """ClearSolutions with stubs in the notebook's own language (nbgrader's are English only).
+    A stub set in the configuration (`ClearSolutions.code_stub`, `.text_stub`, or this class's)
+    is the instructor's choice: it is used as nbgrader would use it, in every language."""
 
     def preprocess(self, nb, resources):
         lang = notebook_language(nb)
-        self.code_stub = {"python": say("code_stub", lang)}
-        self.text_stub = say("text_stub", lang)
+        if not self.configured("code_stub"):
+            self.code_stub = {"python": say("code_stub", lang)}
+        if not self.configured("text_stub"):
+            self.text_stub = say("text_stub", lang)
         return super().preprocess(nb, resources)
+
+    def configured(self, trait):
+        return any(trait in self.config[name] for name in ("ClearSolutions", type(self).__name__)
+                   if name in self.config)
 
     def _replace_solution_region(self, cell, language):
         """A solution of one line `NAME = value` (a prediction, a number) is released as

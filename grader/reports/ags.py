@@ -35,7 +35,6 @@ from pathlib import Path
 import jwt
 import requests
 
-from grader.config import gradebook
 from grader.plugins.inert import for_spreadsheet, for_terminal
 
 SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/"
@@ -131,14 +130,6 @@ class GradeService:
         self.request("POST", scores, headers={"Content-Type": SCORE_TYPE}, data=json.dumps(score))
 
 
-def pending_points(root, options, assignment, student):
-    """Hand-graded points of the submission still to give (0: none), from the gradebook."""
-    with gradebook(root, options) as gb:
-        submission = gb.find_submission(assignment, student)
-        return sum(grade.max_score for notebook in submission.notebooks for grade in notebook.grades
-                   if grade.needs_manual_grade)
-
-
 def score_of(student, grade, pending):
     """The AGS score of `student`'s UnitGrade: final only when nothing is left to grade by hand."""
     score = {"userId": student, "scoreGiven": round(grade.grade, 4), "scoreMaximum": grade.maximum,
@@ -164,7 +155,7 @@ def post_grades(root, unit_grades, config_file=None, options=(), out=None):
             print(for_terminal(f"FAILED {unit}: its line item: {error}"), file=sys.stderr)
     for student in sorted(grades):
         for unit, grade in sorted(grades[student].items()):
-            pending = pending_points(root, options, grade.assignment, student)
+            pending = grade.pending  # hand-graded points still to give (grader/reports/report.py's `pending`)
             score = score_of(student, grade, pending)
             outcome = f"{grade.grade:g}/{grade.maximum:g} {score['gradingProgress']}"
             try:

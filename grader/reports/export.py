@@ -1,6 +1,6 @@
 """Grades an LMS imports: one per student per unit, whichever language they took.
 
-    python -m grader export --lms moodle|canvas [--uncapped] [--out FOLDER]
+    python -m grader export --lms moodle|canvas [--uncapped] [--allow-ungraded] [--out FOLDER]
     python -m grader export --lti [--lti-config FILE] [--uncapped]   # straight to the LMS (grader/reports/ags.py)
 
 Each unit is two nbgrader assignments (`theory03-en`, `theory03-es`); a student
@@ -22,7 +22,11 @@ the higher score), read from the gradebook the course's configuration names:
 
 A student with no graded submission of a unit gets an empty cell: the LMS leaves
 it as it is. A submission handed in but not graded (no autograded notebook)
-is empty too, and named in the notes and on the terminal.
+is empty too, and named in the notes and on the terminal. Nothing unfinished is
+exported as final: while any grade has points awaiting hand grading (a written
+answer nobody has graded yet in formgrader), nothing is written and those are
+named; `--allow-ungraded` writes them as they stand (those points count 0),
+each marked INCOMPLETE in the notes and on the terminal.
 
 Writes exports/LMS.csv in the LMS's grade-import format, and exports/LMS-notes.csv
 (per student and unit: the assignment used, score, penalty, extra credit, what
@@ -43,6 +47,7 @@ from course.names import unit_and_language
 from grader.config import gradebook, load_config
 from grader.plugins.inert import for_spreadsheet, for_terminal
 from grader.plugins.late import penalty
+from grader.reports.report import pending
 
 
 @dataclass
@@ -56,6 +61,7 @@ class UnitGrade:
     capped: float = 0.0  # points above the maximum that were left out
     grade: float = 0.0
     note: str = ""
+    pending: float = 0.0  # points that await hand grading (counted 0 until graded)
 
 
 def released_units(root):
@@ -100,9 +106,11 @@ def unit_grades(root, options=(), capped=True):
                                                              "but its autograded notebook is missing")))
                         continue
                     extra = sum(g.extra_credit or 0.0 for nb in submission.notebooks for g in nb.grades)
+                    waiting = sum(g.max_score or 0.0 for nb in submission.notebooks for g in nb.grades
+                                  if pending(g))
                     late = submission.total_seconds_late
                     taken = penalty(config, student, submission.score, late)
-                    candidate = UnitGrade(name, submission.score, extra, late, taken, maximum)
+                    candidate = UnitGrade(name, submission.score, extra, late, taken, maximum, pending=waiting)
                     current = grades.setdefault(student, {}).get(unit)
                     if current is None or _later(submission, candidate, current, gb):
                         grades[student][unit] = candidate
@@ -112,7 +120,16 @@ def unit_grades(root, options=(), capped=True):
             if capped and grade.grade > grade.maximum:
                 grade.capped, grade.grade = grade.grade - grade.maximum, grade.maximum
                 grade.note = f"capped at the maximum: {grade.capped:g} point(s) of extra credit left out"
+            if grade.pending:
+                incomplete = f"INCOMPLETE: {grade.pending:g} point(s) of {grade.assignment} await hand grading (counted 0)"
+                grade.note = "; ".join(filter(None, [incomplete, grade.note]))
     return maxima, grades, people, problems
+
+
+def unfinished(grades):
+    """[(student, unit, UnitGrade)] of the grades with points awaiting hand grading."""
+    return [(student, unit, g) for student, by_unit in sorted(grades.items())
+            for unit, g in sorted(by_unit.items()) if g.pending]
 
 
 def _exists(gb, assignment):
@@ -173,9 +190,19 @@ def _field(person, name):
 FORMATS = {"moodle": moodle_rows, "canvas": canvas_rows}
 
 
-def export(root, lms, out=None, capped=True, options=()):
-    """Write the LMS's CSV and the notes beside it; returns the CSV's path."""
+def export(root, lms, out=None, capped=True, options=(), allow_ungraded=False):
+    """Write the LMS's CSV and the notes beside it; returns the CSV's path. While points await
+    hand grading, nothing is written (SystemExit), unless `allow_ungraded`: those grades are
+    then written as they stand, marked INCOMPLETE in the notes and on the terminal."""
     maxima, grades, people, problems = unit_grades(root, options, capped)
+    waiting = unfinished(grades)
+    for student, unit, g in waiting:
+        print(for_terminal(f"INCOMPLETE {student} ({unit}): {g.pending:g} point(s) of {g.assignment} "
+                           "await hand grading"), file=sys.stderr)
+    if waiting and not allow_ungraded:
+        raise SystemExit(f"not exported: {len(waiting)} grade(s) have points awaiting hand grading (listed "
+                         "above); grade them in formgrader, then export again (--allow-ungraded exports "
+                         "them as they stand, counted 0, marked INCOMPLETE in the notes)")
     folder = Path(out or Path(root) / "exports")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{lms}.csv"
@@ -201,26 +228,39 @@ def export(root, lms, out=None, capped=True, options=()):
     print(f"wrote {path}: {len(grades)} students, {len(maxima)} units "
           f"({', '.join(f'{u} of {number(m)}' for u, m in maxima.items())}); "
           f"{capped_count} grades capped at the maximum; notes in {notes}")
+    if waiting:
+        print(f"WARNING: {len(waiting)} grade(s) exported INCOMPLETE (--allow-ungraded): their points "
+              "awaiting hand grading count 0; export again once they are graded", file=sys.stderr)
     return path
 
 
 def main(argv):
-    import argparse
-    parser = argparse.ArgumentParser(prog="python -m grader export", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    from course.commands import Parser
+    from grader.arguments import existing_gradebook, nbgrader_options, split_options
+    parser = Parser(prog="python -m grader export", description=__doc__,
+                    epilog="nbgrader options: --Class.trait=value, as for `python -m grader grade`")
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--lms", choices=sorted(FORMATS), help="write the LMS's grade-import CSV")
+    target.add_argument("--lms", choices=sorted(FORMATS),
+                        help="write the LMS's grade-import CSV: moodle or canvas (no default: say which, or --lti)")
     target.add_argument("--lti", action="store_true",
-                        help="post the grades to the LMS through LTI Assignment and Grade Services")
-    parser.add_argument("--lti-config", default=None, help="with --lti, outside the cluster: the grade "
-                        "service's settings (JSON; on the cluster, the LTI_AGS environment variable)")
+                        help="post the grades to the LMS through LTI Assignment and Grade Services; a grade with "
+                             "points awaiting hand grading goes as PendingManual, never final (default: off)")
+    parser.add_argument("--lti-config", default=None, metavar="FILE",
+                        help="with --lti, outside the cluster: the grade service's settings (JSON; default: the "
+                             "LTI_AGS environment variable, as on the cluster)")
     parser.add_argument("--uncapped", action="store_true",
-                        help="keep extra credit above the maximum (Canvas accepts it)")
-    parser.add_argument("--out", default=None, help="folder for the files (default: exports/)")
-    arguments, options = parser.parse_known_args(argv)
+                        help="keep extra credit above the maximum (Canvas accepts it; default: capped)")
+    parser.add_argument("--allow-ungraded", action="store_true",
+                        help="with --lms, export even while points await hand grading: those count 0 and are "
+                             "marked INCOMPLETE in the notes (default: refuse, and name them)")
+    parser.add_argument("--out", default=None, metavar="FOLDER", help="folder for the files (default: exports/)")
+    options, rest = split_options(argv)
+    arguments = parser.parse_args(rest)
+    options = nbgrader_options(parser, options)
+    existing_gradebook(parser, Path.cwd(), options)
     if arguments.lti:
         from grader.reports.ags import post_grades
         found = unit_grades(Path.cwd(), options, not arguments.uncapped)
         return post_grades(Path.cwd(), found, arguments.lti_config, options, arguments.out)
-    export(Path.cwd(), arguments.lms, arguments.out, not arguments.uncapped, options)
+    export(Path.cwd(), arguments.lms, arguments.out, not arguments.uncapped, options, arguments.allow_ungraded)
     return 0

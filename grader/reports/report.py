@@ -3,24 +3,29 @@
     python -m grader report ASSIGNMENT [--lang en|es] [nbgrader options]   # after grading
 
 Writes reports/ASSIGNMENT.csv (one row per student: the defences its kernel
-ran under, and for each graded cell a score column and a reason column) and
-prints a summary; beside it, reports/ASSIGNMENT.html in the instructor's
-language (default: the assignment's): the mean score out of one maximum (auto +
-manual points, as nbgrader counts them; extra credit shown apart, and the plot
-going past the maximum when it does), per question the pass rate (for a bonus
-cell: who earned its credit) and the most common failure reasons, similarity
-hints between students' answers (grader/reports/similarity.py), and per student the
-score, the extra credit and, when not graded, the log to read. Every text field is cleaned of control characters and
-spreadsheet formulas: student ids and reasons come from student code. nbgrader's own
-totals stay in `nbgrader export`.
+ran under, the points still awaiting hand grading, and for each graded cell a
+score column and a reason column) and prints a summary; beside it,
+reports/ASSIGNMENT.html in the instructor's language (default: the
+assignment's): the mean score out of one maximum (auto + manual points, as
+nbgrader counts them; extra credit shown apart, and the plot going past the
+maximum when it does), per question the pass rate (for a bonus cell: who
+earned its credit), the most common failure reasons and how many answers
+await hand grading, similarity hints between students' answers
+(grader/reports/similarity.py), per student the score, the extra credit, the
+points awaiting hand grading and, when not graded, the log to read; and the
+instructor's next steps (formgrader, feedback, the export). Every text field is
+cleaned of control characters and spreadsheet formulas: student ids and reasons
+come from student code. nbgrader's own totals stay in `nbgrader export`.
 """
 import base64
 import csv
+import glob
 import html
 import io
 import math
 import re
 import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -38,6 +43,31 @@ from grader.reports.logs import LOGS, log_name
 def graded_ids(nb):
     return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
             if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
+
+
+def hand_graded_ids(nb):
+    """The cells a person grades (nbgrader's written answers and tasks: no code to run)."""
+    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+            if (c.metadata.get("nbgrader", {}).get("grade") or c.metadata.get("nbgrader", {}).get("task"))
+            and c.cell_type != "code"]
+
+
+def pending(grade):
+    """Whether a grade awaits a person: it has no score at all, neither automatic nor manual
+    (nbgrader flags it `needs_manual_grade`, and counts it 0 until someone grades it). An answer
+    left as the release had it is not pending: nbgrader gives it 0 itself."""
+    return grade.auto_score is None and grade.manual_score is None
+
+
+def hand_reason(grade, lang):
+    """What the report says of a hand-graded cell's grade."""
+    if grade is None:
+        return say("missing_cell", lang)
+    if pending(grade):
+        return say("cohort_awaits_hand", lang)
+    if grade.manual_score is None:
+        return say("cohort_left_blank", lang)
+    return say("cohort_graded_by_hand", lang)
 
 
 def reasons_in(path, lang):
@@ -61,14 +91,14 @@ def cohort(root, assignment, options=()):
     release = next((root / "release" / assignment).glob("*.ipynb"))
     release_nb = nbformat.read(release, as_version=4)
     lang = release_nb.metadata.get("course", {}).get("lang", "en")
-    ids = graded_ids(release_nb)
+    ids, by_hand = graded_ids(release_nb), hand_graded_ids(release_nb)
     maximum = sum(points_of(root, assignment, every_cell=True).values())
     rows = []
     with gradebook(root, options) as gb:
         for folder in sorted((root / "submitted").glob(f"*/{assignment}")):
             student = folder.parent.name
             row = {"student": student, "score": 0.0, "max_score": maximum, "extra_credit": 0.0,
-                   "defences": "", "note": ""}
+                   "pending": 0.0, "defences": "", "note": ""}
             autograded = root / "autograded" / student / assignment / release.name
             reasons, row["defences"] = reasons_in(autograded, lang) if autograded.exists() else ({}, "")
             try:
@@ -79,6 +109,7 @@ def cohort(root, assignment, options=()):
             if autograded.exists():
                 row["score"] = sum(g.score or 0.0 for g in grades.values())
                 row["extra_credit"] = sum(g.extra_credit or 0.0 for g in grades.values())
+                row["pending"] = sum(g.max_score or 0.0 for g in grades.values() if pending(g))
             else:  # an earlier grade the gradebook may hold is not this submission's
                 grades = {}
                 log = Path(LOGS) / assignment / log_name(student)
@@ -88,8 +119,18 @@ def cohort(root, assignment, options=()):
                 row[grade_id] = grade.score if grade is not None else 0.0
                 row[f"{grade_id} reason"] = reasons.get(grade_id) or (
                     say("missing_cell", lang) if autograded.exists() else row["note"])
+            for grade_id in by_hand:
+                grade = grades.get(grade_id)
+                row[grade_id] = grade.score if grade is not None and not pending(grade) else None
+                row[f"{grade_id} reason"] = hand_reason(grade, lang) if autograded.exists() else row["note"]
             rows.append(row)
-    return ids, rows
+    return [grade_id for grade_id in every_graded_id(release_nb) if grade_id in ids + by_hand], rows
+
+
+def every_graded_id(nb):
+    """The graded cells' ids, in the notebook's order."""
+    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade") or c.metadata.get("nbgrader", {}).get("task")]
 
 
 def verdicts(root, assignment, options=()):
@@ -104,7 +145,7 @@ def write(root, assignment, options=()):
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.csv"
-    columns = ["student", "score", "max_score", "extra_credit", "defences", "note"]
+    columns = ["student", "score", "max_score", "extra_credit", "pending", "defences", "note"]
     columns += [name for grade_id in ids for name in (grade_id, f"{grade_id} reason")]
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=columns, quoting=csv.QUOTE_NONNUMERIC)
@@ -112,14 +153,48 @@ def write(root, assignment, options=()):
         writer.writerows({k: for_spreadsheet(v) for k, v in row.items()} for row in rows)
     for row in refusals(root, assignment):
         print(for_terminal(f"REFUSED at collection: {row['folder']!r}: {explain(row)}"))
+    lang = language_of_release(root, assignment)
     for row in rows:
-        failed = [f"{g}: {row[g + ' reason']}" for g in ids if not row[g + " reason"].startswith("✔")]
+        failed = [f"{g}: {row[g + ' reason']}" for g in ids
+                  if row[g] is not None and not row[g + " reason"].startswith("✔")]
+        waiting = f"  ({say('cohort_pending_points', lang, n=row['pending'])})" if row["pending"] else ""
         print(for_terminal(f"{row['student']:<20} {row['score']:>5g}/{row['max_score']:<5g} "
-                           f"{row['defences']}"))
+                           f"{row['defences']}{waiting}"))
         for line in failed:
-            print("    " + for_terminal(line)[:160])
+            print("    " + shortened(for_terminal(line), 160))
     print(f"wrote {path}")
+    print(say("cohort_next_title", lang) + "\n" + "\n".join(
+        "  " + step for step in next_steps(assignment, rows, lang, markup=False)))
     return path
+
+
+def shortened(text, width):
+    """`text` on one line of at most `width` characters, cut at a word boundary (…)."""
+    return textwrap.shorten(text, width=width, placeholder=" …")
+
+
+def language_of_release(root, assignment):
+    release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
+    return nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
+
+
+def next_steps(assignment, rows, lang, markup=True):
+    """What the instructor does next, in order: the hand grading still to do, the grading that
+    failed, feedback, the export (which refuses unfinished grades)."""
+    code = (lambda text: f"<code>{html.escape(text)}</code>") if markup else (lambda text: f"`{text}`")
+    steps = []
+    waiting = [row for row in rows if row["pending"]]
+    if waiting:
+        steps.append(say("cohort_next_formgrader", lang, n=len(waiting),
+                         points=sum(row["pending"] for row in waiting)))
+    failed = [row for row in rows if row["note"]]
+    if failed:
+        steps.append(say("cohort_next_regrade", lang, n=len(failed),
+                         command=code(f"python -m grader grade {assignment}")))
+    steps.append(say("cohort_next_feedback", lang, command=code(f"nbgrader generate_feedback {assignment}"),
+                     release=code(f"nbgrader release_feedback {assignment}")))
+    steps.append(say("cohort_next_export", lang, command=code("python -m grader export --lms moodle|canvas")))
+    return steps
 
 
 # ---- the HTML page: what an instructor would rather look at ----
@@ -160,12 +235,14 @@ def shape_of(reason):
 
 
 def questions(ids, rows, points):
-    """Per graded cell: (grade_id, points, bonus, passed, graded, [(count, an example reason)]).
-    A bonus cell (0 points, extra credit when it passes) is passed when it earned its credit."""
+    """Per graded cell: (grade_id, points, bonus, passed, graded, [(count, an example reason)],
+    waiting). A bonus cell (0 points, extra credit when it passes) is passed when it earned its
+    credit; a cell a person grades counts among `graded` once graded, `waiting` those still to grade."""
     table = []
-    graded = [r for r in rows if not r["note"]]
+    submissions = [r for r in rows if not r["note"]]
     for grade_id in ids:
         bonus = bonus_of(grade_id)
+        graded = [r for r in submissions if r[grade_id] is not None]
         if bonus and not points.get(grade_id):
             passed = [r for r in graded if r[grade_id] > 0]
         else:
@@ -178,7 +255,8 @@ def questions(ids, rows, points):
                 failures[shape_of(reason)] += 1
                 example.setdefault(shape_of(reason), reason)
         table.append((grade_id, points.get(grade_id, 0), bonus, len(passed), len(graded),
-                      [(n, example[shape]) for shape, n in failures.most_common(3)]))
+                      [(n, example[shape]) for shape, n in failures.most_common(3)],
+                      len(submissions) - len(graded)))
     return table
 
 
@@ -251,15 +329,15 @@ def write_html(root, assignment, lang=None, options=()):
     reasons, the score distribution, similarity hints. Every student-controlled text
     is escaped."""
     ids, rows = cohort(root, assignment, options)
-    points = points_of(root, assignment)
+    points = points_of(root, assignment, every_cell=True)
     if lang not in LANGUAGES:
-        release = next((Path(root) / "release" / assignment).glob("*.ipynb"))
-        lang = nbformat.read(release, as_version=4).metadata.get("course", {}).get("lang", "en")
+        lang = language_of_release(root, assignment)
     e = html.escape
     graded = [r for r in rows if not r["note"]]
     maximum = rows[0]["max_score"] if rows else sum(points_of(root, assignment, True).values())
     mean = sum(r["score"] for r in graded) / len(graded) if graded else 0.0
     with_extra = [r for r in graded if r["extra_credit"] > 0]
+    waiting = [r for r in graded if r["pending"]]
     image = distribution_png([r["score"] for r in graded], maximum, lang)
     parts = [f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>",
              f"<title>{e(say('cohort_title', lang, assignment=assignment))}</title>",
@@ -267,6 +345,8 @@ def write_html(root, assignment, lang=None, options=()):
              f"<h1>{e(say('cohort_title', lang, assignment=assignment))}</h1>",
              (f"<p>{e(say('cohort_summary', lang, graded=len(graded), total=len(rows), mean=mean, max=maximum))} "
               f"{e(say('cohort_extra_credit', lang, students=len(with_extra)))}</p>"),
+             (f"<p><strong>{e(say('cohort_pending_summary', lang, points=sum(r['pending'] for r in graded), n=len(waiting)))}"
+              "</strong></p>" if waiting else ""),
              f"<h2>{e(say('cohort_distribution', lang))}</h2>",
              (f"<figure><img alt='{e(say('cohort_distribution', lang))}' src='data:image/png;base64,{image}'>"
               f"<figcaption>{e(distribution_words([r['score'] for r in graded], maximum, lang))}</figcaption></figure>"),
@@ -274,10 +354,12 @@ def write_html(root, assignment, lang=None, options=()):
              + "".join(f"<th>{e(say(k, lang))}</th>" for k in
                        ("cohort_question", "cohort_points", "cohort_pass_rate", "cohort_failures"))
              + "</tr>"]
-    for grade_id, worth, bonus, passed, count, failures in questions(ids, rows, points):
+    for grade_id, worth, bonus, passed, count, failures, left in questions(ids, rows, points):
         rate = f"{passed}/{count} ({100 * passed / count:.0f}%)" if count else "–"
         worth_text = say("cohort_bonus_points", lang, bonus=bonus) if bonus and not worth else f"{worth:g}"
         reasons = "".join(f"<li>{n} × <code>{e(reason)}</code></li>" for n, reason in failures)
+        if left:
+            reasons += f"<li><strong>{e(say('cohort_question_pending', lang, n=left, points=left * worth))}</strong></li>"
         parts.append(f"<tr><td>{e(grade_id)}</td><td>{e(worth_text)}</td><td>{e(rate)}</td>"
                      f"<td><ul>{reasons}</ul></td></tr>")
     parts.append("</table>")
@@ -299,8 +381,9 @@ def write_html(root, assignment, lang=None, options=()):
     for row in rows:
         score = f"{row['score']:g}/{row['max_score']:g}" if not row["note"] else "–"
         extra = f"+{row['extra_credit']:g}" if row["extra_credit"] else ""
+        note = row["note"] or (say("cohort_pending_points", lang, n=row["pending"]) if row["pending"] else "")
         parts.append(f"<tr><td>{e(row['student'])}</td><td>{score}</td><td>{extra}</td>"
-                     f"<td>{e(row['note'])}</td></tr>")
+                     f"<td>{e(note)}</td></tr>")
     parts.append("</table>")
     refused = refusals(root, assignment)
     if refused:
@@ -310,7 +393,10 @@ def write_html(root, assignment, lang=None, options=()):
         parts += [f"<tr><td><code>{e(row['folder'])}</code></td><td>{e(explain(row, lang))}</td></tr>"
                   for row in refused]
         parts.append("</table>")
-    parts.append(f"<p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p></body></html>")
+    parts.append(f"<p>{e(say('cohort_csv', lang, csv=assignment + '.csv'))}</p>")
+    # the steps' own words, with the commands escaped (next_steps)
+    parts.append(f"<h2>{e(say('cohort_next_title', lang))}</h2><ol>"
+                 + "".join(f"<li>{step}</li>" for step in next_steps(assignment, rows, lang)) + "</ol></body></html>")
     folder = Path(root) / "reports"
     folder.mkdir(exist_ok=True)
     path = folder / f"{assignment}.html"
@@ -336,12 +422,26 @@ def write_report(root, assignment, lang, options):
 
 def main(argv):
     """`python -m grader report`: the report of an assignment already graded."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="python -m grader report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("assignment")
+    from course.commands import Parser
+    from grader.arguments import (
+        existing_gradebook,
+        known_assignments,
+        nbgrader_options,
+        split_options,
+    )
+    parser = Parser(prog="python -m grader report", description=__doc__,
+                    epilog="nbgrader options: --Class.trait=value, as for `python -m grader grade` "
+                           "(--CourseDirectory.db_url=... for a gradebook named on the command line)")
+    parser.add_argument("assignment", help="an assignment graded here: theory03-en, lab01-es, ...")
     parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="the HTML report's language (default: the assignment's)")
-    arguments, options = parser.parse_known_args(argv)  # nbgrader's options, as `grade` takes them
-    write_report(Path.cwd(), arguments.assignment, arguments.lang, options)
+    options, rest = split_options(argv)
+    arguments = parser.parse_args(rest)
+    options = nbgrader_options(parser, options)
+    root = Path.cwd()
+    known_assignments(parser, root, [arguments.assignment])
+    if not any((root / "submitted").glob(f"*/{glob.escape(arguments.assignment)}")):
+        parser.fail(f"no submissions of {arguments.assignment} in {root / 'submitted'}: nothing to report")
+    existing_gradebook(parser, root, options)
+    write_report(root, arguments.assignment, arguments.lang, options)
     return 0

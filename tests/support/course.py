@@ -29,6 +29,13 @@ from .processes import once, remove_at_the_end
 UNITS = {unit: tuple(assignment(unit, lang) for lang in LANGUAGES) for unit in names.UNITS}
 ASSIGNMENTS = [a for pair in UNITS.values() for a in pair]
 
+def cell_index(assignment, grade_id):
+    """Where the cell `grade_id` is in the release notebook of `assignment` (what a student opens)."""
+    unit = assignment.rsplit("-", 1)[0]
+    nb = nbformat.read(ROOT / "release" / assignment / f"{unit}.ipynb", as_version=4)
+    return next(i for i, cell in enumerate(nb.cells) if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
 GRADER_USER = "course-grader"
 COURSE_ID = "autograd-by-hand"  # grader/plugins/wiring.py
 
