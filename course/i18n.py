@@ -988,6 +988,18 @@ MESSAGES = {
     "site_scrolls_output": {"en": "Output, scrolls: use the arrow keys",
                             "es": "Salida desplazable: usa las flechas"},
 
+    # ---- the class hub's login page (classroom/templates/login.html): both languages, as it comes
+    # before the hub knows who, so in which language, is signing in ----
+    "hub_sign_in": {"en": "Sign in", "es": "Iniciar sesión"},
+    "hub_username": {"en": "Username", "es": "Usuario"},
+    "hub_password": {"en": "Password", "es": "Contraseña"},
+    "hub_show_password": {"en": "Show password", "es": "Mostrar contraseña"},
+    "hub_login_error": {"en": "Invalid username or password", "es": "Usuario o contraseña incorrectos"},
+    "hub_insecure": {
+        "en": "Warning: this hub is served over HTTP, without encryption: ask for HTTPS.",
+        "es": "Aviso: este hub se sirve por HTTP, sin cifrar: pide que use HTTPS.",
+    },
+
     # ---- figures in words (course/figures.py): the alt text and the description of each figure ----
     "figure_alt_plot": {"en": "{title} ({series}; {axes})", "es": "{title} ({series}; {axes})"},
     "figure_alt_graph": {

@@ -15,7 +15,7 @@ def test_validates_failures_are_reachable_by_keyboard(monkeypatch, tmp_path):
     """nbgrader's dialog shows the failures in a box that scrolls when they are many; a keyboard
     scrolls it only through something that takes the focus: each failure does, its text escaped."""
     monkeypatch.setattr(validate, "structure", lambda notebook, release: [])
-    monkeypatch.setattr(validate, "failures", lambda notebook, log=None: [
+    monkeypatch.setattr(validate, "failures", lambda notebook, log=None, kernels=None: [
         ("Exercise 1 (theory03-forward)", "AssertionError: <script>x</script> returned 1"),
         ("Exercise 2 (theory03-gradients)", "NotImplementedError: write your code here")])
     answer = validate.check(tmp_path / "theory03-en" / "theory03.ipynb", release=tmp_path)
