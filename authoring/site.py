@@ -203,6 +203,7 @@ extensions = ["myst_nb", "sphinx-mathjax-offline"]
 html_theme = "furo"
 html_static_path = ["_static"]
 html_js_files = ["course-keyboard.js"]
+templates_path = ["_templates"]
 html_title = {project!r}
 html_copy_source = False
 html_show_sourcelink = False
@@ -221,25 +222,23 @@ course_other_pages = {other_pages!r}
 
 
 def sphinx_setup(app):
-    """Sphinx hook (used by the generated conf.py): the language switch on every page, and
-    the theme's sidebar headings given their level (after Furo has made its sidebar)."""
+    """Sphinx hook (used by the generated conf.py): the language switch on every page."""
     app.add_config_value("course_language", "en", "html")
     app.add_config_value("course_other_pages", [], "html")
     app.connect("html-page-context", add_language_switch)
-    app.connect("html-page-context", give_headings_a_level, priority=900)
     return {"parallel_read_safe": True}
 
 
-# Sphinx writes a toctree's caption as <p class="caption" role="heading"> without the level that
-# role requires (WCAG 4.1.2; axe's aria-required-attr): the sidebar's "Units" and "Guides"
-CAPTION = '<p class="caption" role="heading">'
-CAPTION_WITH_LEVEL = '<p class="caption" role="heading" aria-level="2">'
-
-
-def give_headings_a_level(app, pagename, templatename, context, doctree):
-    for key in ("furo_navigation_tree", "body"):
-        if isinstance(context.get(key), str):
-            context[key] = context[key].replace(CAPTION, CAPTION_WITH_LEVEL)
+# Furo's sidebar tree (furo/theme/furo/sidebar/navigation.html), overridden where Furo lets a
+# site override its sidebar's templates: Sphinx writes a toctree's caption ("Units", "Guides") as
+# <p class="caption" role="heading"> without the level that role requires (WCAG 4.1.2; axe's
+# aria-required-attr), so the tree is shown with each caption given one
+SIDEBAR_TREE = """{#- Written by `python -m authoring site` (authoring/site.py) -#}
+<div class="sidebar-tree">
+  {{ furo_navigation_tree | replace('<p class="caption" role="heading">',
+                                    '<p class="caption" role="heading" aria-level="2">') }}
+</div>
+"""
 
 
 def add_language_switch(app, pagename, templatename, context, doctree):
@@ -335,6 +334,8 @@ def stage(root, lang, folder):
     (folder / "index.md").write_text(index_page(root, lang), encoding="utf-8")
     write_theme_words(lang, folder)
     write_keyboard_js(lang, folder)
+    (folder / "_templates" / "sidebar").mkdir(parents=True)
+    (folder / "_templates" / "sidebar" / "navigation.html").write_text(SIDEBAR_TREE, encoding="utf-8")
     pages = ["index"]
     for unit in UNITS:
         nbformat.write(unit_page(root, unit, lang), folder / "units" / f"{unit}.ipynb")
