@@ -226,7 +226,41 @@ def sphinx_setup(app):
     app.add_config_value("course_language", "en", "html")
     app.add_config_value("course_other_pages", [], "html")
     app.connect("html-page-context", add_language_switch)
+    app.connect("doctree-resolved", mark_glossary_languages)
     return {"parallel_read_safe": True}
+
+
+def mark_glossary_languages(app, doctree, docname):
+    """The glossary is written once for both sites, in both languages (docs/glossary.md): each of
+    its parts says its language (WCAG 3.1.2), a screen reader then reading each in its own. Each
+    paragraph comes in English, then in Spanish; a heading is "English / Spanish"; a table's
+    columns are in the languages GLOSSARY_COLUMNS gives their headings. Docutils writes a class
+    "language-xx" as lang="xx"."""
+    from docutils import nodes
+
+    if docname != "glossary":
+        return
+    for section in doctree.findall(nodes.section):
+        paragraphs = [child for child in section.children if isinstance(child, nodes.paragraph)]
+        for index, paragraph in enumerate(paragraphs):
+            paragraph["classes"].append(f"language-{LANGUAGES[index % 2]}")
+        title = section.next_node(nodes.title)
+        text = title.astext() if title is not None else ""
+        if " / " in text and len(title.children) == 1 and isinstance(title[0], nodes.Text):
+            english, spanish = text.split(" / ", 1)
+            title.children = [nodes.inline(english, english, classes=["language-en"]), nodes.Text(" / "),
+                              nodes.inline(spanish, spanish, classes=["language-es"])]
+    for table in doctree.findall(nodes.table):
+        head = table.next_node(nodes.thead)
+        columns = [entry.astext().strip().lower() for entry in head.next_node(nodes.row).children] if head else []
+        for row in table.findall(nodes.row):
+            for lang, entry in zip(columns, row.children):
+                if lang in GLOSSARY_COLUMNS:
+                    entry["classes"].append(f"language-{GLOSSARY_COLUMNS[lang]}")
+
+
+# the glossary's table headings -> the language of their column (its regular expressions: none)
+GLOSSARY_COLUMNS = {"en": "en", "es": "es", "note": "en", "write instead": "es", "why": "en"}
 
 
 # Furo's sidebar tree (furo/theme/furo/sidebar/navigation.html), overridden where Furo lets a

@@ -371,3 +371,17 @@ def test_every_page_passes_axe_in_both_languages(site):
     assert {path: lang for path, lang in languages.items() if path.split("/")[0] not in (lang, "index.html")} == {}
     assert images and all(alt and not alt.startswith(("../", "_images")) and src not in alt
                           for alt, src in images), images
+
+
+def test_the_glossary_says_the_language_of_each_part(site):
+    """The glossary, one page in both languages on both sites: each paragraph, heading part and
+    table column is marked with its language (WCAG 3.1.2), so a screen reader reads each in it."""
+    for lang in LANGUAGES:
+        text = (site / lang / "glossary.html").read_text(encoding="utf-8")
+        body = text[text.index('<article'):]
+        marked = {other: len(re.findall(rf'<(?:p|td|th|span) lang="{other}"', body)) for other in LANGUAGES}
+        print(lang, "parts marked:", marked)
+        assert re.search(r'<p lang="es">Un único glosario', body) and re.search(r'<p lang="en">One bilingual', body)
+        assert '<span lang="es">Común</span>' in body and '<span lang="en">Shared</span>' in body
+        assert re.search(r'<td lang="es"><p>pasada hacia delante</p>', body), body[:2000]
+        assert re.search(r'<td lang="en"><p>forward pass</p>', body)
