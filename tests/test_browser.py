@@ -125,6 +125,7 @@ EXERCISE = {"en": "Exercise", "es": "Ejercicio"}
 
 AUDITS = {}  # assignment -> {moment: axe-core's violations}, from the sessions the test below drives
 EDITORS = {}  # assignment -> (cell editors, those wrapping long lines) when the notebook opened
+AUDIT_SECONDS = {}  # assignment -> seconds its audits took (what they add to the session)
 
 
 def audited(assignment, moment, page, within=None):
@@ -134,7 +135,9 @@ def audited(assignment, moment, page, within=None):
     EDITORS.setdefault(assignment, (page.locator(".jp-Notebook .cm-editor").count(),
                                     page.locator(".jp-Notebook .cm-editor .cm-lineWrapping").count()))
     if axe_script():
+        started = time.monotonic()
         AUDITS.setdefault(assignment, {})[moment] = audit(page, within)
+        AUDIT_SECONDS[assignment] = AUDIT_SECONDS.get(assignment, 0) + time.monotonic() - started
 
 
 def error_texts(page):
@@ -278,6 +281,7 @@ def test_the_students_jupyterlab_passes_axe_but_for_jupyterlabs_own(assignment):
         left[moment] = unexpected(violations, JUPYTERLAB)
     for rule, _, issue in JUPYTERLAB:
         print(f"  upstream: {rule}: {issue}")
+    print(f"{assignment}: the audits took {AUDIT_SECONDS[assignment]:.1f} s of the session")
     assert "solved, its figures drawn" in AUDITS[assignment]
     editors, wrapping = EDITORS[assignment]
     print(f"{assignment}: {wrapping} of {editors} cell editors wrap long lines (the course's JupyterLab settings)")
