@@ -348,3 +348,45 @@ def test_a_submission_is_frozen_as_its_student_left_it_and_dated_by_its_last_cha
     hand_in.look(inbound, "es", {}, time.time())
     assert not big.exists()
     assert told and told[0][1] == "theory03-es-not-handed-in.txt" and "no está entregada" in told[0][2]
+
+
+def test_the_login_page_says_its_words_in_both_languages_each_marked_with_its_own(tmp_path):
+    """The hub's configuration puts the class's login page first (classroom/templates/login.html),
+    rendered here as JupyterHub 6 loads templates: every word in English and in Spanish, each part
+    marked with its language, a wrong password said in both; a university's login_service stays
+    JupyterHub's own page. (Its audit with axe-core in Chromium: tests/test_classroom.py.)"""
+    import html
+    import re
+    import sys
+
+    from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
+    from traitlets.config import Config
+
+    from classroom.hub import LOGIN_WORDS, configure
+    from course.i18n import say
+    state = {"python": sys.executable, "ip": "127.0.0.1", "port": 8000, "hub_port": 800, "proxy": "chp",
+             "people": [], "student_env": str(tmp_path), "exchange": str(tmp_path),
+             "settings": {key: 1 for key in ("memory_mb", "cpus", "processes", "instructor_memory_mb",
+                                             "instructor_cpus", "instructor_processes", "cull_after")}}
+    (tmp_path / "classroom.json").write_text(json.dumps(state))
+    (tmp_path / "proxy-token").write_text("x")
+    c = Config()
+    configure(c, tmp_path)
+    upstream = str(Path(sys.prefix) / "share" / "jupyterhub" / "templates")
+    env = Environment(loader=ChoiceLoader([PrefixLoader({"templates": FileSystemLoader([upstream])}, "/"),
+                                           FileSystemLoader([*c.JupyterHub.template_paths, upstream])]),
+                      autoescape=True)
+
+    def page(**fields):
+        return env.get_template("login.html").render(
+            static_url=lambda path, include_version=True: path, xsrf="x", username="",
+            authenticator_login_url="/hub/login", authenticator=SimpleNamespace(request_otp=False),
+            **c.JupyterHub.template_vars, **fields)
+
+    shown = page(login_error="Invalid username or password")
+    for key in LOGIN_WORDS:
+        for lang in ("en", "es"):
+            assert f'<span lang="{lang}">{html.escape(say(key, lang))}</span>' in shown, (key, lang)
+    # none of JupyterHub's own words left
+    assert not re.search(r"""<h1>\s*Sign in|value='Sign in'|Username:|class="login_error">Invalid""", shown)
+    assert "Sign in with Campus" in page(login_service="Campus")

@@ -287,6 +287,17 @@ def distribution_png(scores, maximum, lang):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def distribution_words(scores, maximum, lang):
+    """The histogram in words (its alt text's longer half): how many students at each whole
+    score, as its bars count them."""
+    from course.figures import number
+    bins = histogram_bins(scores, maximum)
+    counts = [(low + 0.5, sum(low <= s < low + 1 for s in scores)) for low in bins[:-1]]
+    shown = [say("cohort_distribution_bar", lang, n=n, score=number(score, lang)) for score, n in counts if n]
+    return say("cohort_distribution_words", lang, n=len(scores), max=number(maximum, lang),
+               bars=", ".join(shown) or "–")
+
+
 STYLE = ("<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
          "code{white-space:pre-wrap}"
          "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top}"
@@ -337,7 +348,8 @@ def write_html(root, assignment, lang=None, options=()):
              (f"<p><strong>{e(say('cohort_pending_summary', lang, points=sum(r['pending'] for r in graded), n=len(waiting)))}"
               "</strong></p>" if waiting else ""),
              f"<h2>{e(say('cohort_distribution', lang))}</h2>",
-             f"<img alt='{e(say('cohort_distribution', lang))}' src='data:image/png;base64,{image}'>",
+             (f"<figure><img alt='{e(say('cohort_distribution', lang))}' src='data:image/png;base64,{image}'>"
+              f"<figcaption>{e(distribution_words([r['score'] for r in graded], maximum, lang))}</figcaption></figure>"),
              f"<h2>{e(say('cohort_questions', lang))}</h2><table><tr>"
              + "".join(f"<th>{e(say(k, lang))}</th>" for k in
                        ("cohort_question", "cohort_points", "cohort_pass_rate", "cohort_failures"))
