@@ -12,6 +12,7 @@ copied into the site, and the theme (Furo) ships its own files.
 """
 import ast
 import copy
+import json
 import shutil
 import subprocess
 import sys
@@ -160,7 +161,7 @@ def guides(root, lang):
 # the guides in the order of the roles: students, instructors, authors; others after them
 GUIDE_ORDER = ["docs/index", "docs/student", "docs/instructor", "docs/classroom", "docs/grading",
                "docs/scaling", "docs/deploy", "docs/operations", "docs/threat-model", "docs/authoring",
-               "docs/hidden-tests", "glossary"]
+               "docs/hidden-tests", "glossary", "docs/accessibility"]
 
 
 def guide_order(page):
@@ -200,6 +201,9 @@ project = {project!r}
 language = {lang!r}
 extensions = ["myst_nb", "sphinx-mathjax-offline"]
 html_theme = "furo"
+html_static_path = ["_static"]
+html_js_files = ["course-keyboard.js"]
+templates_path = ["_templates"]
 html_title = {project!r}
 html_copy_source = False
 html_show_sourcelink = False
@@ -222,7 +226,53 @@ def sphinx_setup(app):
     app.add_config_value("course_language", DEFAULT_LANGUAGE, "html")
     app.add_config_value("course_other_pages", [], "html")
     app.connect("html-page-context", add_language_switch)
+    app.connect("doctree-resolved", mark_glossary_languages)
     return {"parallel_read_safe": True}
+
+
+def mark_glossary_languages(app, doctree, docname):
+    """The glossary is written once for both sites, in both languages (docs/glossary.md): each of
+    its parts says its language (WCAG 3.1.2), a screen reader then reading each in its own. Each
+    paragraph comes in English, then in Spanish; a heading is "English / Spanish"; a table's
+    columns are in the languages GLOSSARY_COLUMNS gives their headings. Docutils writes a class
+    "language-xx" as lang="xx"."""
+    from docutils import nodes
+
+    if docname != "glossary":
+        return
+    for section in doctree.findall(nodes.section):
+        paragraphs = [child for child in section.children if isinstance(child, nodes.paragraph)]
+        for index, paragraph in enumerate(paragraphs):
+            paragraph["classes"].append(f"language-{LANGUAGES[index % 2]}")
+        title = section.next_node(nodes.title)
+        text = title.astext() if title is not None else ""
+        if " / " in text and len(title.children) == 1 and isinstance(title[0], nodes.Text):
+            english, spanish = text.split(" / ", 1)
+            title.children = [nodes.inline(english, english, classes=["language-en"]), nodes.Text(" / "),
+                              nodes.inline(spanish, spanish, classes=["language-es"])]
+    for table in doctree.findall(nodes.table):
+        head = table.next_node(nodes.thead)
+        columns = [entry.astext().strip().lower() for entry in head.next_node(nodes.row).children] if head else []
+        for row in table.findall(nodes.row):
+            for lang, entry in zip(columns, row.children):
+                if lang in GLOSSARY_COLUMNS:
+                    entry["classes"].append(f"language-{GLOSSARY_COLUMNS[lang]}")
+
+
+# the glossary's table headings -> the language of their column (its regular expressions: none)
+GLOSSARY_COLUMNS = {"en": "en", "es": "es", "note": "en", "write instead": "es", "why": "en"}
+
+
+# Furo's sidebar tree (furo/theme/furo/sidebar/navigation.html), overridden where Furo lets a
+# site override its sidebar's templates: Sphinx writes a toctree's caption ("Units", "Guides") as
+# <p class="caption" role="heading"> without the level that role requires (WCAG 4.1.2; axe's
+# aria-required-attr), so the tree is shown with each caption given one
+SIDEBAR_TREE = """{#- Written by `python -m authoring site` (authoring/site.py) -#}
+<div class="sidebar-tree">
+  {{ furo_navigation_tree | replace('<p class="caption" role="heading">',
+                                    '<p class="caption" role="heading" aria-level="2">') }}
+</div>
+"""
 
 
 def add_language_switch(app, pagename, templatename, context, doctree):
@@ -265,6 +315,42 @@ def write_theme_words(lang, folder):
         write_mo(mo, catalog)
 
 
+# What scrolls, code or an output wider than the page, needs a tab stop for a keyboard to scroll
+# it (WCAG 2.1.1; axe's scrollable-region-focusable): each such box gets one, with a name that
+# says what it is, and loses it when a wider window shows it whole.
+KEYBOARD_JS = """// Written by `python -m authoring site` (authoring/site.py).
+(function () {
+  var names = %s;
+  function mark() {
+    document.querySelectorAll("pre, .cell_output .output, .table-wrapper").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-label", box.closest(".cell_output") ? names.output : names.code);
+        box.dataset.courseScrolls = "yes";
+      } else if (!scrolls && box.dataset.courseScrolls) {
+        ["tabindex", "role", "aria-label", "data-course-scrolls"].forEach(function (name) {
+          box.removeAttribute(name);
+        });
+      }
+    });
+  }
+  var waiting;
+  window.addEventListener("resize", function () { clearTimeout(waiting); waiting = setTimeout(mark, 200); });
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", mark); } else { mark(); }
+  window.addEventListener("load", mark);
+})();
+"""
+
+
+def write_keyboard_js(lang, folder):
+    names = {"code": say("site_scrolls_code", lang), "output": say("site_scrolls_output", lang)}
+    (folder / "_static").mkdir(exist_ok=True)
+    (folder / "_static" / "course-keyboard.js").write_text(KEYBOARD_JS % json.dumps(names, ensure_ascii=False),
+                                                            encoding="utf-8")
+
+
 def titled(page, text, lang):
     """A page written once for both languages (docs/glossary.md) gets its title in `lang`, so
     that every title of a language's site is in that language."""
@@ -281,6 +367,9 @@ def stage(root, lang, folder):
     (folder / "units").mkdir(parents=True)
     (folder / "index.md").write_text(index_page(root, lang), encoding="utf-8")
     write_theme_words(lang, folder)
+    write_keyboard_js(lang, folder)
+    (folder / "_templates" / "sidebar").mkdir(parents=True)
+    (folder / "_templates" / "sidebar" / "navigation.html").write_text(SIDEBAR_TREE, encoding="utf-8")
     pages = ["index"]
     for unit in UNITS:
         nbformat.write(unit_page(root, unit, lang), folder / "units" / f"{unit}.ipynb")

@@ -25,17 +25,21 @@ from pathlib import Path
 from urllib.parse import quote
 
 from classroom import processes
-from classroom.course import course_id
+from classroom.course import ROOT, course_id
 from classroom.kernels import SPEC_FOLDER
 from classroom.proxy import PortHeld, running_proxy
 from classroom.state import ClassState
-from course.names import DEFAULT_LANGUAGE
+from course.i18n import say
+from course.names import DEFAULT_LANGUAGE, LANGUAGES
 
 PROXY = "configurable-http-proxy"
 CULLER = "idle-culler"  # the hub's service that stops idle servers
 HAND_IN = "hand-in"  # the hub's service that freezes each submission (classroom/hand_in.py)
 SERVICES = {CULLER: "jupyterhub_idle_culler", HAND_IN: "classroom.hand_in"}  # name -> its module
 PRIVILEGED = range(700, 1000)  # where the class looks for ports only root can take
+TEMPLATES = Path(__file__).parent / "templates"  # pages of the hub's that the class words itself
+LOGIN_WORDS = ("hub_sign_in", "hub_username", "hub_password", "hub_show_password", "hub_login_error",
+               "hub_insecure")
 
 
 def free_port():
@@ -108,6 +112,9 @@ def configure(c, state_folder):
     # restarted hub finds each by its PID; `classroom stop` stops them itself
     c.JupyterHub.cleanup_servers = False
     c.JupyterHub.authenticator_class = "classroom.auth.RosterAuthenticator"
+    # the login page in both languages, readable (classroom/templates/login.html)
+    c.JupyterHub.template_paths = [str(TEMPLATES)]
+    c.JupyterHub.template_vars = {"class_words": login_words()}
     c.RosterAuthenticator.hashes_file = str(state_folder / "password-hashes.json")
     c.Authenticator.allowed_users = {p.login for p in state.people}
     c.Authenticator.admin_users = {p.login for p in state.instructors}
@@ -123,6 +130,8 @@ def configure(c, state_folder):
     c.ClassroomSpawner.instructor_python = state.python
     c.ClassroomSpawner.log_folder = str(state_folder / "logs")
     c.ClassroomSpawner.shared_paths = {state.exchange: "rw", state.student_env: "ro"}
+    # a checkout under /tmp (tried out there, say) is otherwise hidden by the private /tmp
+    c.ClassroomSpawner.instructor_paths = {str(ROOT): "ro", str(Path(state.python).parent.parent): "ro"}
     # kernels talk to their server over sockets in its private /tmp, never on loopback TCP
     c.Spawner.args = ["--KernelManager.transport=ipc"]
     c.Spawner.default_url = "/lab"
@@ -154,6 +163,11 @@ def configure(c, state_folder):
     c.JupyterHub.load_roles = [{"name": CULLER, "services": [CULLER], "scopes": [
         "list:users", "read:users:activity", "read:servers", "delete:servers"]}]
     c.JupyterHub.last_activity_interval = every
+
+
+def login_words():
+    """{message key: [(language, text)]}: the login page's words in every language of the course."""
+    return {key: [(lang, say(key, lang)) for lang in LANGUAGES] for key in LOGIN_WORDS}
 
 
 def home_of(spawner):

@@ -145,6 +145,8 @@ class ClassroomSpawner(LocalProcessSpawner):
     cgroup_root = Unicode(str(cgroups.ROOT), help="where the machine's cgroup hierarchies are").tag(config=True)
     shared_paths = Dict(help="path -> 'ro' or 'rw': folders a server reaches even under its private "
                              "/tmp (the exchange, the students' environment)").tag(config=True)
+    instructor_paths = Dict(help="path -> 'ro' or 'rw': what an instructor's server reaches besides "
+                                 "(the course's checkout and its Python environment)").tag(config=True)
     process = Dict(help="the server's process as it started (classroom/processes.py's identity)")
 
     @property
@@ -173,7 +175,8 @@ class ClassroomSpawner(LocalProcessSpawner):
                 private += ["--size", str(memory // share), "--tmpfs", path]
         private += ["--perms", "0700", "--size", str(RUNTIME_BYTES), "--tmpfs", RUNTIME]
         again = []  # what lives in a private folder and must stay reachable, bound back over it
-        for path, mode in sorted(self.shared_paths.items()):
+        reached = {**self.shared_paths, **({} if self.is_student else self.instructor_paths)}
+        for path, mode in sorted(reached.items()):
             if any(Path(path).is_relative_to(folder) for folder in PRIVATE):
                 again += ["--ro-bind" if mode == "ro" else "--bind", path, path]
         return [shutil.which("bwrap") or "bwrap", "--dev-bind", "/", "/", *private, *again,

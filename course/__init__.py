@@ -1,6 +1,7 @@
 """The course code that runs in the student's kernel, beside `minigrad`.
 
-What test cells call (`student`, and lab 01's `lab01`), what a hidden test may carry out of the
+What test cells call (`student`, and lab 01's `lab01`), what figure cells call (`figures`: each
+figure with its alt text and description), what a hidden test may carry out of the
 kernel (`evidence`) and the cases it draws (`probes/`), every sentence the machinery shows a
 person in both languages (`i18n`), the course's names: languages, units, assignments
 (`names`), lab 03's engines with one backward rule wrong (`mutants`), its test per operation

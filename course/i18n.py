@@ -975,6 +975,101 @@ MESSAGES = {
                "```bash\npython -m course start {assignment}\n```\n\n"
                "Esta orden copia el cuaderno en `my-work/{assignment}/` y lo abre en JupyterLab."),
     },
+    "site_scrolls_code": {"en": "Code block, scrolls: use the arrow keys",
+                          "es": "Bloque de código desplazable: usa las flechas"},
+    "site_scrolls_output": {"en": "Output, scrolls: use the arrow keys",
+                            "es": "Salida desplazable: usa las flechas"},
+
+    # ---- the class hub's login page (classroom/templates/login.html): both languages, as it comes
+    # before the hub knows who, so in which language, is signing in ----
+    "hub_sign_in": {"en": "Sign in", "es": "Iniciar sesión"},
+    "hub_username": {"en": "Username", "es": "Usuario"},
+    "hub_password": {"en": "Password", "es": "Contraseña"},
+    "hub_show_password": {"en": "Show password", "es": "Mostrar contraseña"},
+    "hub_login_error": {"en": "Invalid username or password", "es": "Usuario o contraseña incorrectos"},
+    "hub_insecure": {
+        "en": "Warning: this hub is served over HTTP, without encryption: ask for HTTPS.",
+        "es": "Aviso: este hub se sirve por HTTP, sin cifrar: pide que use HTTPS.",
+    },
+
+    # ---- figures in words (course/figures.py): the alt text and the description of each figure ----
+    "figure_alt_plot": {"en": "{title} ({series}; {axes})", "es": "{title} ({series}; {axes})"},
+    "figure_alt_graph": {
+        "en": "{title} (drawing of a computation graph: {nodes} nodes, {operations} operations)",
+        "es": "{title} (dibujo de un grafo de cómputo: {nodes} nodos, {operations} operaciones)",
+    },
+    "figure_count_lines": {"en": "{n} lines", "en_one": "1 line", "es": "{n} líneas", "es_one": "1 línea"},
+    "figure_count_points": {"en": "{n} series of points", "en_one": "1 series of points",
+                            "es": "{n} series de puntos", "es_one": "1 serie de puntos"},
+    "figure_axes_linear": {"en": "linear axes", "es": "ejes lineales"},
+    "figure_axes_loglog": {"en": "both axes logarithmic", "es": "los dos ejes logarítmicos"},
+    "figure_axes_logy": {"en": "vertical axis logarithmic", "es": "eje vertical logarítmico"},
+    "figure_axes_logx": {"en": "horizontal axis logarithmic", "es": "eje horizontal logarítmico"},
+    "figure_axis_x": {"en": "Horizontal axis: {label}, from {low} to {high}{log}.",
+                      "es": "Eje horizontal: {label}, de {low} a {high}{log}."},
+    "figure_axis_y": {"en": "Vertical axis: {label}, from {low} to {high}{log}.",
+                      "es": "Eje vertical: {label}, de {low} a {high}{log}."},
+    "figure_log": {"en": ", logarithmic scale", "es": ", en escala logarítmica"},
+    "figure_series": {"en": "{label} ({style}): {summary}.", "es": "{label} ({style}): {summary}."},
+    "figure_unnamed": {"en": "a line without a name", "es": "una línea sin nombre"},
+    "figure_and": {"en": " and ", "es": " y "},
+    "figure_marker_circles": {"en": "circles", "es": "círculos"},
+    "figure_marker_squares": {"en": "squares", "es": "cuadrados"},
+    "figure_marker_triangles": {"en": "triangles", "es": "triángulos"},
+    "figure_marker_triangles_down": {"en": "downward triangles", "es": "triángulos hacia abajo"},
+    "figure_marker_diamonds": {"en": "diamonds", "es": "rombos"},
+    "figure_marker_crosses": {"en": "crosses", "es": "aspas"},
+    "figure_marker_pluses": {"en": "plus signs", "es": "signos más"},
+    "figure_marker_dots": {"en": "dots", "es": "puntos"},
+    "figure_hollow": {"en": ", hollow", "es": " huecos"},
+    "figure_line_solid": {"en": "solid line", "es": "línea continua"},
+    "figure_line_dashed": {"en": "dashed line", "es": "línea discontinua"},
+    "figure_line_dotted": {"en": "dotted line", "es": "línea punteada"},
+    "figure_line_dashdot": {"en": "dash-dot line", "es": "línea de trazo y punto"},
+    "figure_outside": {"en": "outside the plotted range", "es": "fuera del rango dibujado"},
+    "figure_single": {"en": "one point, {y} at {x} = {at}", "es": "un punto, {y} en {x} = {at}"},
+    "figure_constant": {"en": "constant at {y} from {x} = {first} to {last}",
+                        "es": "constante en {y} de {x} = {first} a {last}"},
+    "figure_starts": {"en": "from {y} at {x} = {at}", "es": "parte de {y} en {x} = {at}"},
+    "figure_stays": {"en": "stays at about {y} up to {x} = {at}", "es": "se mantiene en torno a {y} hasta {x} = {at}"},
+    "figure_jumps": {"en": "jumps to {y} between {x} = {since} and {at}",
+                     "es": "salta a {y} entre {x} = {since} y {at}"},
+    "figure_rises": {"en": "rises{how} to {y} at {x} = {at}", "es": "sube{how} hasta {y} en {x} = {at}"},
+    "figure_falls": {"en": "falls{how} to {y} at {x} = {at}", "es": "baja{how} hasta {y} en {x} = {at}"},
+    "figure_as": {"en": " as {power}", "es": " como {power}"},
+    "figure_slope": {"en": " with slope {k}", "es": " con pendiente {k}"},
+    "figure_points": {
+        "en": "{n} points from {x} = {first} to {last}, between {low} and {high}, median {median}",
+        "es": "{n} puntos de {x} = {first} a {last}, entre {low} y {high}, mediana {median}",
+    },
+    "figure_horizontal": {"en": "horizontal line at {y}", "es": "línea horizontal en {y}"},
+    "figure_vertical": {"en": "vertical line at {x} = {at}", "es": "línea vertical en {x} = {at}"},
+    "figure_band": {"en": "A shaded band from {x} = {low} to {high}.",
+                    "es": "Una franja sombreada de {x} = {low} a {high}."},
+    "figure_above": {"en": "; above it: {found}", "es": "; por encima: {found}"},
+    "figure_above_count": {"en": "{label} {n} of {of}", "es": "{label}: {n} de {of}"},
+    "figure_none_above": {"en": "; no point above it", "es": "; ningún punto por encima"},
+    "figure_others_below": {"en": "; every other point below", "es": "; todos los demás, por debajo"},
+    "figure_graph": {
+        "en": "Inputs on the left; each arrow goes from an input to the node it feeds. Leaves (inputs we"
+              " set): {leaves}. Operations, in the order they are computed: {operations}.",
+        "es": "Entradas a la izquierda; cada flecha va de una entrada al nodo al que alimenta. Hojas"
+              " (entradas que fijamos): {leaves}. Operaciones, en el orden en que se calculan: {operations}.",
+    },
+    "figure_graph_untitled": {"en": "A computation graph", "es": "Un grafo de cómputo"},
+    "figure_graph_grad": {"en": ", grad {grad}", "es": ", grad {grad}"},
+    "figure_graph_feeds": {"en": "{name} feeds {users}", "es": "{name} alimenta a {users}"},
+    "figure_graph_shared": {"en": "Inputs of more than one node: {shared}.",
+                            "es": "Entradas de más de un nodo: {shared}."},
+    # the cohort report's histogram in words (grader/reports/report.py)
+    "cohort_distribution_words": {
+        "en": "The histogram of the {n} graded students' scores (the maximum is {max}): {bars}.",
+        "en_one": "The histogram of the one graded student's score (the maximum is {max}): {bars}.",
+        "es": "Histograma de las notas de los {n} estudiantes calificados (el máximo es {max}): {bars}.",
+        "es_one": "Histograma de la nota del único estudiante calificado (el máximo es {max}): {bars}.",
+    },
+    "cohort_distribution_bar": {"en": "{n} students at {score}", "en_one": "1 student at {score}",
+                                "es": "{n} estudiantes con {score}", "es_one": "1 estudiante con {score}"},
 
     # ---- feedback's chrome: nbgrader's feedback template in the student's language ----
     "feedback_score": {"en": "Score", "es": "Puntuación"},
@@ -986,6 +1081,10 @@ MESSAGES = {
     "feedback_comments": {"en": "Comments", "es": "Comentarios"},
     "feedback_late_penalty": {"en": "Late submission penalty", "es": "Penalización por retraso"},
     "feedback_top": {"en": "Top", "es": "Arriba"},
+    # the labels above graded cells: in the page's language, as WCAG 3.1.2 asks of every passage
+    "feedback_student_answer": {"en": "Student's answer", "es": "Respuesta del estudiante"},
+    "feedback_student_task": {"en": "Student's task", "es": "Tarea del estudiante"},
+    "feedback_grade_cell": {"en": "Grade cell", "es": "Celda calificada"},
     # ---- cohort report: one maximum, extra credit apart, similarity hints ----
     "cohort_extra_credit": {
         "en": "Scores include extra credit, which can go past the maximum ({students} "

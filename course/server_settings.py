@@ -36,6 +36,16 @@ NBGRADER_VALIDATE = "nbgrader.server_extensions.validate_assignment"
 COURSE_VALIDATE = "course.validate"
 
 
+# JupyterLab's defaults for everyone of the environment (each person may change them in Settings):
+# long lines wrap in code and Markdown cells, so that a notebook read zoomed in never scrolls
+# sideways (WCAG 1.4.10, reflow); and every cell stays in the page ("contentVisibility", not the
+# "full" windowing that detaches the cells out of view), where a screen reader and the browser's
+# search find it. docs/*/accessibility.md says what JupyterLab itself still lacks.
+READABLE_NOTEBOOKS = {"@jupyterlab/notebook-extension:tracker": {
+    "codeCellConfig": {"lineWrap": True}, "markdownCellConfig": {"lineWrap": True},
+    "rawCellConfig": {"lineWrap": True}, "windowingMode": "contentVisibility"}}
+
+
 def hidden_plugins(exchange):
     return INSTRUCTOR_PLUGINS + (() if exchange else EXCHANGE_PLUGINS)
 
@@ -49,11 +59,14 @@ def server_extensions(exchange):
 def write_config(config_dir, exchange=False):
     """The server's and JupyterLab's configuration, in the Jupyter config folder `config_dir`.
     jupyter_server_config.json is read after the folder's jupyter_server_config.d/ (where
-    packages enable themselves, nbgrader's validate_assignment too), so it decides."""
+    packages enable themselves, nbgrader's validate_assignment too), so it decides. JupyterLab's
+    default settings (READABLE_NOTEBOOKS) go in labconfig/, beside its page config."""
     config_dir = Path(config_dir)
     (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
     (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {name: True for name in hidden_plugins(exchange)}}, indent=1))
+    # JupyterLab's own place for default settings in a config folder (jupyterlab_server)
+    (config_dir / "labconfig" / "default_setting_overrides.json").write_text(json.dumps(READABLE_NOTEBOOKS, indent=1))
     server = {"ServerApp": {"jpserver_extensions": server_extensions(exchange)}}
     (config_dir / "jupyter_server_config.json").write_text(json.dumps(server, indent=1))
     return config_dir

@@ -200,8 +200,15 @@ def check(notebook, release=None, log=None, kernels=None):
         return {}
     (title, error), rest = problems[0], problems[1:]
     problems = [(say("validate_first", lang, title=title), error)] + rest
-    return {"failed": [{"source": title, "error": html.escape(_wrapped(error)), "raw_error": error}
+    return {"failed": [{"source": title, "error": reachable(_wrapped(error)), "raw_error": error}
                        for title, error in problems]}
+
+
+def reachable(error):
+    """The error as the dialog's HTML: escaped, in a box the keyboard reaches. A long list of
+    failures scrolls the dialog, which a keyboard cannot scroll unless something in it takes the
+    focus (WCAG 2.1.1): Tab then goes from one failure to the next, each scrolled into view."""
+    return f'<span tabindex="0">{html.escape(error)}</span>'
 
 
 def _wrapped(text, width=100):

@@ -8,7 +8,12 @@ from .trace import name
 
 COLUMN = 2.4  # horizontal distance between layers of the graph
 SYMBOL = {"*": "·", "-": "−"}  # the operations as the notebooks' prose writes them
+# a leaf and an operation differ in colour, and also in outline, for a reader who cannot tell
+# the colours apart: a leaf is a square box drawn dashed, an operation a rounded box drawn solid
 LEAF, OPERATION = "#dbe9f6", "#fde9c9"
+BOX = {"leaf": {"fc": LEAF, "ec": "0.2", "linestyle": "--", "linewidth": 1.2},
+       "operation": {"fc": OPERATION, "ec": "0.2", "linestyle": "-", "linewidth": 1.6}}
+SHAPE = {"leaf": "square,pad=0.04", "operation": "round,pad=0.04"}
 
 
 def layers(root):
@@ -55,7 +60,8 @@ def draw_graph(root, title="", show_grad=True, ax=None):
     """Draw `root` and everything it depends on, inputs on the left.
 
     Each box shows the node's name, the operation that made it, its data and
-    (when `show_grad`) its grad. Returns the matplotlib Figure.
+    (when `show_grad`) its grad. Returns the matplotlib Figure; its axes keep what was
+    drawn, node by node, as `ax.drawn_graph` (course/figures.py puts it into words).
     """
     order = root.topological_order()
     column = layers(root)
@@ -66,6 +72,7 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         # constrained layout makes room below the axes for a `legend`, and only when there is one
         _, ax = plt.subplots(figsize=(COLUMN * (max(column.values()) + 1) * 0.95, 1.2 * (high - low) + 1.6),
                              layout="constrained")
+    ax.drawn_graph = []
     for node in order:
         x, y_ = xy[id(node)]
         for input_ in node._inputs:
@@ -77,9 +84,12 @@ def draw_graph(root, title="", show_grad=True, ax=None):
         text += f"\ndata = {node.data:g}"
         if show_grad:
             text += f"\ngrad = {node.grad:g}"
-        ax.add_patch(FancyBboxPatch((x - 0.75, y_ - 0.38), 1.5, 0.76, boxstyle="round,pad=0.04",
-                                    fc=OPERATION if node._inputs else LEAF, ec="0.3"))
+        kind = "operation" if node._inputs else "leaf"
+        ax.add_patch(FancyBboxPatch((x - 0.75, y_ - 0.38), 1.5, 0.76, boxstyle=SHAPE[kind], **BOX[kind]))
         ax.text(x, y_, text, ha="center", va="center", fontsize=9, family="monospace")
+        ax.drawn_graph.append({"name": name(node), "op": op, "data": node.data,
+                               "grad": node.grad if show_grad else None,
+                               "inputs": [name(input_) for input_ in node._inputs]})
     ax.set_xlim(-0.9, COLUMN * max(column.values()) + 0.9)
     ax.set_ylim(low - 0.55, high + 0.55)
     ax.axis("off")
@@ -89,12 +99,11 @@ def draw_graph(root, title="", show_grad=True, ax=None):
 
 
 def legend(ax, leaf, operation):
-    """Name the two box colours (the words come from the notebook, in its language).
+    """Name the two kinds of box, colour and outline (the words come from the notebook, in its language).
 
     The legend goes below the graph, outside the axes, in one row: however long
     the words of a language, it can never cover a node."""
     from matplotlib.patches import Patch
-    return ax.legend(handles=[Patch(fc=LEAF, ec="0.3", label=leaf),
-                              Patch(fc=OPERATION, ec="0.3", label=operation)],
+    return ax.legend(handles=[Patch(**BOX["leaf"], label=leaf), Patch(**BOX["operation"], label=operation)],
                      loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8,
                      frameon=False, borderaxespad=0.0)

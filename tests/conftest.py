@@ -107,3 +107,17 @@ def course(grader):
     copy = Course(course_folder(), grader, generated=[a for pair in UNITS.values() for a in pair])
     yield copy
     shutil.rmtree(copy.root, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def messages_language():
+    """Every test starts with the course's messages in the language they had before it: a test
+    that sets Spanish and does not set it back fails here, by name, instead of making a later
+    test in the same process read Spanish where it expects English."""
+    from course import student
+    before = dict(student._state)
+    yield
+    after = dict(student._state)
+    student._state.clear()
+    student._state.update(before)
+    assert after == before, f"this test left the messages' language changed: {before} -> {after}"

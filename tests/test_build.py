@@ -152,6 +152,15 @@ def test_nbval_ignores_the_bits_another_cpu_rounds_differently_and_nothing_else(
     assert other_cpu != evidence and sanitized(other_cpu) == sanitized(evidence)
     other_shape = evidence.replace(f'"shape": {json.dumps(tensor["shape"])}', '"shape": [1, 1]', 1)
     assert sanitized(other_shape) != sanitized(evidence)
+    # a figure's HTML (course/figures.py): its pixels and its CPU-dependent digits, Spanish decimal
+    # commas included, are absorbed; its words are not
+    spanish = nbformat.read(ROOT / "source" / "lab01-es" / "lab01.ipynb", 4)
+    figure = next(o.data["text/html"] for c in spanish.cells for o in c.get("outputs", []) if "text/html" in o.get("data", {}))
+    digits = re.search(r"\b\d,\de-\d\d\b", figure).group()
+    other_digits = ("1" if digits[0] != "1" else "2") + digits[1:]
+    assert sanitized(figure.replace(digits, other_digits)) == sanitized(figure) != sanitized(figure.replace(digits, "9,9e+07"))
+    assert sanitized(figure.replace("base64,iVBOR", "base64,iVBOX", 1)) == sanitized(figure)
+    assert sanitized(figure.replace("círculos huecos", "círculos")) != sanitized(figure)
     printed = "dx:  fp32 3.2e-06  fp16 1.1e-03"
     assert sanitized(printed) == sanitized("dx:  fp32 1.2e-06  fp16 1.1e-03")
     assert sanitized(printed) != sanitized("dx:  fp32 3.2e+06  fp16 1.1e-03")  # an error that grew is seen

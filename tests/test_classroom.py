@@ -8,7 +8,7 @@ student cannot read the other's work, the instructor's course or the exchange's 
 a link to the gradebook planted in a submission is left behind by `collect` (with the
 trust-boundary defences, grader/plugins/intake.py); the hub's tokens never reach a graded kernel.
 Screenshots of each step go to the test's tmp folder (paths printed). Measures each student's
-server memory and start-up time.
+server memory and start-up time. The login page is audited with axe-core as the students see it.
 
 Then students act against each other and the class as a department runs it: every listener on
 the machine tried from a student's kernel, temporary folders and homes filled, a submission
@@ -36,6 +36,7 @@ from shutil import which
 import pytest
 import requests
 from nbgrader.utils import parse_utc
+from support.axe import AXE_MISSING, audit, axe_script, count, report
 from support.browser import CHROMIUM, cells, close_dialog, run_all, type_into, validate
 from support.checkout import checkout_copy
 from support.course import cell_index
@@ -162,11 +163,27 @@ def memory_mb(login, kind="Pss"):
     return round(total / 1024)
 
 
-def log_in(context, url, person, shots, lang, then=None):
+LOGIN_AUDITS = {}  # what the login page showed -> axe-core's violations (test_the_login_page_passes_axe)
+
+
+def log_in(context, url, person, shots, lang, then=None, audit_wrong_password=False):
     """Log in through the hub's login page (then open `then`, a path on the hub, in the same
-    page load); the page and the seconds until JupyterLab showed."""
+    page load); the page and the seconds until JupyterLab showed. The first time, the page is
+    audited with axe-core as it opened, and with `audit_wrong_password`, once more after one."""
     page = context.new_page()
     page.goto(url + "hub/login" + (f"?next={urllib.parse.quote(then)}" if then else ""))
+    started = time.monotonic()
+    if axe_script() and "opened" not in LOGIN_AUDITS:
+        LOGIN_AUDITS["opened"] = audit(page)
+        LOGIN_AUDITS["words"] = page.locator("#login-main").inner_text()
+    if audit_wrong_password and axe_script():
+        page.fill("#username_input", person["login"])
+        page.fill("#password_input", "not-" + person["password"])
+        page.click("#login_submit")
+        page.wait_for_selector(".login_error")
+        LOGIN_AUDITS["after a wrong password"] = audit(page)
+        LOGIN_AUDITS["error"] = page.locator(".login_error").inner_text()
+    LOGIN_AUDITS["seconds"] = LOGIN_AUDITS.get("seconds", 0) + time.monotonic() - started
     page.fill("#username_input", person["login"])
     page.fill("#password_input", person["password"])
     shoot(page, shots, f"{lang}-1-login")
@@ -201,7 +218,7 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
         for lang in ("es", "en"):
             person = people[lang]
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page, seconds = log_in(context, url, person, shots, lang)
+            page, seconds = log_in(context, url, person, shots, lang, audit_wrong_password=lang == "es")
             time.sleep(2)
             figures[lang] = {"start_s": round(seconds, 1), "server_mb": memory_mb(person["login"]),
                              "server_rss_mb": memory_mb(person["login"], "Rss")}
@@ -314,6 +331,23 @@ def test_a_class_releases_fetches_submits_grades_and_returns_feedback(classroom,
             other = "es" if lang == "en" else "en"
             assert REASON[other] not in text
         browser.close()
+
+
+def test_the_login_page_passes_axe():
+    """The hub's login page, as the students above saw it (classroom/templates/login.html):
+    axe-core at WCAG 2.1 A and AA finds nothing, on opening and after a wrong password; its
+    words are in both of the class's languages."""
+    if not axe_script():
+        pytest.skip(AXE_MISSING)
+    if "opened" not in LOGIN_AUDITS:
+        pytest.skip("not audited: the class's end-to-end test above did not reach the login page")
+    found = {moment: LOGIN_AUDITS[moment] for moment in ("opened", "after a wrong password") if moment in LOGIN_AUDITS}
+    print({moment: count(violations) for moment, violations in found.items()}, repr(LOGIN_AUDITS["words"]),
+          repr(LOGIN_AUDITS.get("error")), f"(audits and the wrong password: {LOGIN_AUDITS['seconds']:.1f} s)")
+    assert not any(found.values()), "\n".join(line for moment, violations in found.items()
+                                              for line in report(moment, violations))
+    assert "Sign in" in LOGIN_AUDITS["words"] and "Iniciar sesión" in LOGIN_AUDITS["words"]
+    assert "Usuario o contraseña incorrectos" in LOGIN_AUDITS["error"]
 
 
 def run_as(login, folder, *command, env=None):

@@ -392,6 +392,23 @@ def test_every_server_gets_private_temporary_folders_sized_by_its_memory(tmp_pat
     assert "/tmp/jupyter-runtime" in pairs and "--unshare-ipc" in command and "--unshare-pid" in command
 
 
+def test_an_instructors_server_reaches_a_checkout_under_the_private_tmp_and_a_students_does_not(tmp_path):
+    """A checkout tried out under /tmp: the instructor's server runs its Python from there, which
+    the private /tmp would hide (before, the server never started and the hub gave up after 180 s)."""
+    paths = {"/tmp/try/autograd": "ro", "/tmp/try/autograd/.venv": "ro"}
+    teacher = ClassroomSpawner(user=SimpleNamespace(name="class-teacher"), students={"class-ana": "en"},
+                               instructor_paths=paths, cgroup_root=str(tmp_path))
+    student = ClassroomSpawner(user=SimpleNamespace(name="class-ana"), students={"class-ana": "en"},
+                               instructor_paths=paths, cgroup_root=str(tmp_path))
+
+    def bound(command):
+        return [command[i + 1] for i, word in enumerate(command) if word == "--ro-bind"]
+    command = teacher.sandboxed_cmd("/tmp/try/autograd/.venv/bin/python")
+    assert bound(command) == ["/tmp/try/autograd", "/tmp/try/autograd/.venv"]
+    assert command.index("--ro-bind") > max(i for i, word in enumerate(command) if word == "--tmpfs")
+    assert bound(student.sandboxed_cmd("/env/bin/python")) == []
+
+
 def test_the_control_groups_of_a_class_are_found_wherever_they_are(tmp_path):
     for where in ("memory/process_api/abc/classroom-class-ana", "pids/classroom-class-ana",
                   "cpu/classroom-class-bob", "cpu/classroom-class-other", "memory/classroom-class-ana-x"):
@@ -470,3 +487,42 @@ def test_a_submission_is_frozen_as_its_student_left_it_and_dated_by_its_last_cha
     assert not big.exists()
     assert told and told[0][1] == "theory03-es-not-handed-in.txt" and "no está entregada" in told[0][2]
 
+
+def test_the_login_page_says_its_words_in_both_languages_each_marked_with_its_own(tmp_path):
+    """The hub's configuration puts the class's login page first (classroom/templates/login.html),
+    rendered here as JupyterHub 6 loads templates: every word in English and in Spanish, each part
+    marked with its language, a wrong password said in both; a university's login_service stays
+    JupyterHub's own page. (Its audit with axe-core in Chromium: tests/test_classroom.py.)"""
+    import html
+    import re
+    import sys
+
+    from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
+    from traitlets.config import Config
+
+    from classroom.hub import LOGIN_WORDS, configure
+    from course.i18n import say
+    state = {**OLD_STATE, "python": sys.executable, "people": [], "student_env": str(tmp_path),
+             "exchange": str(tmp_path)}
+    (tmp_path / "classroom.json").write_text(json.dumps(state))
+    (tmp_path / "proxy-token").write_text("x")
+    c = Config()
+    configure(c, tmp_path)
+    upstream = str(Path(sys.prefix) / "share" / "jupyterhub" / "templates")
+    env = Environment(loader=ChoiceLoader([PrefixLoader({"templates": FileSystemLoader([upstream])}, "/"),
+                                           FileSystemLoader([*c.JupyterHub.template_paths, upstream])]),
+                      autoescape=True)
+
+    def page(**fields):
+        return env.get_template("login.html").render(
+            static_url=lambda path, include_version=True: path, xsrf="x", username="",
+            authenticator_login_url="/hub/login", authenticator=SimpleNamespace(request_otp=False),
+            **c.JupyterHub.template_vars, **fields)
+
+    shown = page(login_error="Invalid username or password")
+    for key in LOGIN_WORDS:
+        for lang in ("en", "es"):
+            assert f'<span lang="{lang}">{html.escape(say(key, lang))}</span>' in shown, (key, lang)
+    # none of JupyterHub's own words left
+    assert not re.search(r"""<h1>\s*Sign in|value='Sign in'|Username:|class="login_error">Invalid""", shown)
+    assert "Sign in with Campus" in page(login_service="Campus")

@@ -1,4 +1,6 @@
 """What student code produces is inert for the instructor: HTML, terminal, CSV."""
+from html.parser import HTMLParser
+
 import nbformat
 import pytest
 
@@ -26,6 +28,47 @@ def test_outputs_keep_only_passive_kinds():
     assert data == {"text/html": "<b>ok</b>", "text/plain": "ok"}
     only_js = inert_output(nbformat.v4.new_output("display_data", data={"application/javascript": "x"}))
     assert only_js["data"] == {"text/plain": "[removed by the grader: application/javascript]"}
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
+
+
+def test_a_figure_keeps_its_image_and_its_words_as_alt_in_feedback():
+    """A course figure (course/figures.py: HTML with an <img>, PNG, plain text): the grader keeps
+    the PNG and gives it the plain text as its alt, which nbconvert writes escaped; the HTML,
+    whose <img> the sanitizer removes, is dropped so that the image is what feedback shows.
+    A hostile alt stays text."""
+    from nbconvert import HTMLExporter
+
+    hostile = 'tanh: the error\nfalls as 1/ε "><script>alert(1)</script><img src=x onerror=alert(2)>'
+    output = nbformat.v4.new_output("display_data", data={
+        "text/html": f'<figure><img src="data:image/png;base64,{PNG}" alt="x"><figcaption>y</figcaption></figure>',
+        "image/png": PNG, "text/plain": hostile}, metadata={"image/png": {"alt": "ignored"}, "other": 1})
+    kept = inert_output(output)
+    assert sorted(kept["data"]) == ["image/png", "text/plain"]
+    assert kept["metadata"] == {"image/png": {"alt": for_terminal(hostile)}}
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("figures.show(fig)")
+    cell.outputs = [kept]
+    nb.cells = [cell]
+    page, _ = HTMLExporter(template_name="classic").from_notebook_node(nb)
+    tags = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append((tag, dict(attrs)))
+
+    Tags().feed(page.split("<body", 1)[1])
+    images = [attrs for tag, attrs in tags if tag == "img"]
+    print(images[0]["alt"])
+    assert len(images) == 1 and images[0]["alt"] == for_terminal(hostile)
+    assert images[0]["src"].startswith("data:image/png;base64,") and "onerror" not in images[0]
+    assert "script" not in {tag for tag, _ in tags}
+    # an image without words keeps no metadata; the size of a stated alt is capped
+    bare = inert_output(nbformat.v4.new_output("display_data", data={"image/png": PNG}))
+    assert bare["metadata"] == {}
+    long = inert_output(nbformat.v4.new_output("display_data", data={"image/png": PNG, "text/plain": "w" * 10**5}))
+    assert len(long["metadata"]["image/png"]["alt"]) == 3000
 
 
 def test_student_cells_are_sanitized_but_locked_cells_are_not():

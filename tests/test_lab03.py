@@ -548,15 +548,18 @@ def expressions_solution():
 def visible_failure(grade_id, lang, **names):
     """The visible part of a test cell of the source notebook, run with `names` (and the setup's
     imports): its AssertionError's message, or None when it passes."""
+    from course import student
     cells = notebook("source", lang).cells
     namespace = {}
-    exec(cells[1].source.replace('student.language("__LANG__")', ""), namespace)  # noqa: S102 (the setup cell)
+    exec(cells[1].source, namespace)  # noqa: S102 (the setup cell: it sets the messages' language)
     namespace.update(names)
     source = next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
     try:
         exec(source.split("### BEGIN HIDDEN TESTS")[0], namespace)  # noqa: S102 (the notebook's own test cell)
     except AssertionError as error:
         return str(error)
+    finally:
+        student.language("en")  # as every other test expects (tests/conftest.py checks it)
     return None
 
 

@@ -198,9 +198,10 @@ def test_feedback_chrome_is_in_the_students_language(reported, lang):
         assert "(Score: 3.0 / 17.0)" in heading and ">Test cell</a>" in page
 
 
-def feedback_page(reported, student, assignment, scores):
+def feedback_page(reported, student, assignment, scores, autograded=None):
     """`nbgrader generate_feedback` for `student`, whose release notebook was graded with `scores`
-    ({grade_id: automatic score}); the page's path."""
+    ({grade_id: automatic score}), the autograded notebook being `autograded` (default: the release
+    as handed in); the page's path."""
     with Gradebook(f"sqlite:///{reported.root / 'gradebook.db'}", "autograd-by-hand") as gb:
         gb.update_or_create_student(student)
         gb.add_submission(assignment, student)
@@ -211,7 +212,7 @@ def feedback_page(reported, student, assignment, scores):
     reported.submit(student, assignment, nb)
     folder = reported.root / "autograded" / student / assignment
     folder.mkdir(parents=True)
-    nbformat.write(nb, folder / "lab01.ipynb")
+    nbformat.write(nb if autograded is None else autograded, folder / "lab01.ipynb")
     reported.grader.own(reported.root / "autograded")
     done = reported.nbgrader("generate_feedback", assignment, f"--student={student}", check=False)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -321,3 +322,59 @@ def test_feedback_renders_its_math_offline(reported):
     print(f"{page_path.stat().st_size} bytes; {typeset} equations typeset offline; requests: {asked}")
     assert typeset > 20
     assert asked == [page_path.as_uri()]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_report_and_a_feedback_page_pass_axe(reported, lang):
+    """axe-core at WCAG 2.1 A and AA, in Chromium, on the instructor's report and on a student's
+    feedback page in each language: no violation. The feedback page is of lab 01 graded with its
+    figure drawn; the figure keeps its words, in the student's language, as its image's alt."""
+    import html
+    import os
+
+    from playwright.sync_api import sync_playwright
+    from support.axe import AXE_MISSING, audit, axe_script, report
+    from support.browser import CHROMIUM
+
+    from grader.plugins.inert import MakeInert
+    from grader.reports.report import write_html
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is missing (apt-get install chromium)")
+    if not axe_script():
+        pytest.skip(AXE_MISSING)
+    assignment = f"lab01-{lang}"
+    pages = {"report": write_html(reported.root, ASSIGNMENT, lang)}
+    graded = nbformat.read(reported.root / "source" / assignment / "lab01.ipynb", 4)  # executed: its figure drawn
+    for index, cell in enumerate(graded.cells):
+        MakeInert().preprocess_cell(cell, {}, index)  # as grading leaves the outputs
+    pages["feedback"] = feedback_page(reported, f"a11y-{lang}", assignment, {"lab01-formulas": 3}, graded)
+    found, alts = {}, []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.route("http*://**", lambda route: route.abort())  # nothing fetched: the pages stand alone
+        for name, path in pages.items():
+            page.goto(path.as_uri())
+            if name == "feedback":  # its formulas typeset first, by the MathJax the page carries
+                page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                       timeout=60_000)
+                page.evaluate("() => MathJax.startup.promise")
+            found[name] = audit(page)
+            assert page.evaluate("() => document.documentElement.lang") == lang
+            alts += page.locator("img").evaluate_all("els => els.map(e => e.getAttribute('alt'))")
+        browser.close()
+    print({name: {v["id"]: len(v["nodes"]) for v in violations} for name, violations in found.items()}, alts)
+    assert not any(found.values()), "\n".join(line for name, violations in found.items()
+                                              for line in report(name, violations))
+    axis = {"en": "Horizontal axis", "es": "Eje horizontal"}[lang]
+    assert len(alts) >= 2 and all(alts) and any(axis in alt for alt in alts)
+    # the report's histogram in words, from the scores it plots (ana's 20 of 17 among them)
+    words = {"en": ("graded students' scores (the maximum is 17): ", "1 student at 20"),
+             "es": ("estudiantes calificados (el máximo es 17): ", "1 estudiante con 20")}[lang]
+    if lang == "es":  # every label of the feedback page in the page's language (WCAG 3.1.2)
+        feedback = pages["feedback"].read_text()
+        assert "Respuesta del estudiante" in feedback and "Student's answer" not in feedback
+        assert "Grade cell" not in feedback and "Celda calificada" in feedback
+    shown = html.unescape(pages["report"].read_text())
+    assert all(part in shown for part in words), shown.split("<figure>")[1][:600]

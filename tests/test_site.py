@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
+from support.axe import AXE_MISSING, audit, axe_script, report
 from support.predictions import ANSWERS, stated
 from support.servers import free_port
 
@@ -151,16 +152,17 @@ def test_every_unit_in_both_languages(site, unit, lang):
     assert "\\frac" in text or "\\partial" in text or "\\varepsilon" in text
     assert "../_static/mathjax/tex-chtml.js" in page.resources
     assert (site / lang / "_static" / "mathjax" / "tex-chtml.js").is_file()
-    external = [r for r in page.resources if urlsplit(r).scheme]
+    external = [r[:80] for r in page.resources if urlsplit(r).scheme not in ("", "data")]  # data: is inline
     assert not external, f"the page loads {external}"
 
 
 def test_figures_without_solutions(site):
     """The figures that owe nothing to an answer are there (the graph drawings of
-    theory 03, the figure of relu's kink in lab 03); the fp32/fp16 error plot of lab 01 plots
-    the student's gradients, so it is not."""
+    theory 03, the figure of relu's kink in lab 03), inside the page with their words
+    (course/figures.py); the fp32/fp16 error plot of lab 01 plots the student's gradients, so
+    it is not."""
     images = {unit: len([r for r in Page(site / "en" / "units" / f"{unit}.html").resources
-                         if "_images/" in r]) for unit in UNITS}
+                         if r.startswith("data:image/png;base64,") or "_images/" in r]) for unit in UNITS}
     assert images["theory03"] >= 2 and images["lab03"] >= 1
     assert images["lab01"] == 0
 
@@ -314,3 +316,72 @@ def test_navigation_in_teaching_order_and_in_each_language(site):
     assert titles["en"].keys() == titles["es"].keys()
     same = [(href, title) for href, title in titles["es"].items() if title == titles["en"][href]]
     assert not same, f"titled alike in both languages: {same}"
+
+
+NARROW = ["scrollable-region-focusable"]
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium is missing (apt-get install chromium)")
+def test_every_page_passes_axe_in_both_languages(site):
+    """axe-core at WCAG 2.1 A and AA on every page of the site, in both languages, from a local web
+    server in Chromium, once its math is typeset: no violation, at a desktop's width; and at a
+    phone's, on the units (where code scrolls most), none of what a width changes. Each page declares its language, and every image's
+    alt text is words (a figure's, computed from its numbers), not its file's path."""
+    from playwright.sync_api import sync_playwright
+
+    if not axe_script():
+        pytest.skip(AXE_MISSING)
+    pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html")
+                   if not {"_static", "_sources"} & set(path.relative_to(site).parts))
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found, languages, images = {}, {}, []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-dev-shm-usage"])
+            widths = {"desktop": 1280, "phone": 390}
+            for name, width in widths.items():
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                for attempt in range(50):  # the server takes a moment to listen
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/index.html")
+                        break
+                    except Exception:  # noqa: BLE001 (Playwright's connection refused)
+                        time.sleep(0.2)
+                for path in pages if name == "desktop" else [p for p in pages if "/units/" in p]:
+                    page.goto(f"http://127.0.0.1:{port}/{path}")
+                    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+                    # narrower, only what a width changes: which boxes scroll
+                    found[f"{path} ({name})"] = audit(page, rules=None if name == "desktop" else NARROW)
+                    languages[path] = page.evaluate("() => document.documentElement.lang")
+                    images += page.locator("img").evaluate_all(
+                        "els => els.map(e => [e.getAttribute('alt'), e.getAttribute('src').slice(0, 60)])")
+                page.close()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print(f"{len(found)} pages audited ({len(pages)} at a desktop's width), "
+          f"{sum(map(len, found.values()))} violations; {len(images)} images:", [alt for alt, _ in images])
+    assert len(pages) >= 2 * len(UNITS) + 2
+    assert not any(found.values()), "\n".join(line for where, violations in found.items()
+                                              for line in report(where, violations))
+    assert {path: lang for path, lang in languages.items() if path.split("/")[0] not in (lang, "index.html")} == {}
+    assert images and all(alt and not alt.startswith(("../", "_images")) and src not in alt
+                          for alt, src in images), images
+
+
+def test_the_glossary_says_the_language_of_each_part(site):
+    """The glossary, one page in both languages on both sites: each paragraph, heading part and
+    table column is marked with its language (WCAG 3.1.2), so a screen reader reads each in it."""
+    for lang in LANGUAGES:
+        text = (site / lang / "glossary.html").read_text(encoding="utf-8")
+        body = text[text.index('<article'):]
+        marked = {other: len(re.findall(rf'<(?:p|td|th|span) lang="{other}"', body)) for other in LANGUAGES}
+        print(lang, "parts marked:", marked)
+        assert re.search(r'<p lang="es">Un único glosario', body) and re.search(r'<p lang="en">One bilingual', body)
+        assert '<span lang="es">Común</span>' in body and '<span lang="en">Shared</span>' in body
+        assert re.search(r'<td lang="es"><p>pasada hacia delante</p>', body), body[:2000]
+        assert re.search(r'<td lang="en"><p>forward pass</p>', body)

@@ -52,11 +52,13 @@ def prose(markdown):
 
 
 # a number written with a point: 1.5, 0.25, 3.000, 1.2e-1 (Spanish prose writes 1,5, 3000 or 3 000 and
-# 1,2e-1); versions (2.13.0, Python 3.11, LTI 1.3, Kubernetes (1.28 o posterior)) are names, not numbers
-DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )(?<!Kubernetes \()\d+\.\d+(e[-+]?\d+)?(?![\w.])")
+# 1,2e-1); versions (2.13.0, Python 3.11, LTI 1.3, Kubernetes (1.28 o posterior), WCAG 2.1, JupyterLab 4.5,
+# JupyterHub 6.1) are names, not numbers
+DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!Python )(?<!LTI )(?<!Kubernetes \()(?<!WCAG )(?<!JupyterLab )(?<!JupyterHub )"
+                           r"\d+\.\d+(e[-+]?\d+)?(?![\w.])")
 # a number of five digits or more, ungrouped (Spanish prose writes 65 504 and 38 400)
-# (an id is a name: «estudiante 12345», «Student 12345»)
-UNGROUPED = re.compile(r"(?<![\w.,/:-])(?<!estudiante )(?<!Student )\d{5,}(?![\w.,/-])")
+# (an id is a name: «estudiante 12345», «Student 12345», an issue's number «jupyterlab#16891»)
+UNGROUPED = re.compile(r"(?<![\w.,/:#-])(?<!estudiante )(?<!Student )\d{5,}(?![\w.,/-])")
 # an English word in a formula's \text{} (\text{at} where a Spanish formula says \text{en})
 # (d_\text{in} and d_\text{out} are the names the code uses, d_in and d_out)
 ENGLISH_IN_MATH = re.compile(r"\\text\{\s*(at|and|or|for|with|where|if|of|the|to|is)\s*\}")
@@ -127,7 +129,8 @@ def test_no_spanish_text_uses_a_word_the_glossary_rules_out():
 @pytest.mark.parametrize("sample, bad", [("un error de 1.5 veces", True), ("un error de 1,5 veces", False),
                                          ("la versión 2.13.0", False), ("3.000 estudiantes", True),
                                          ("Python 3.11", False), ("3000 estudiantes", False), ("`x = 0.5`", False),
-                                         ("$\\varepsilon = 10^{-3.5}$", False)])
+                                         ("$\\varepsilon = 10^{-3.5}$", False), ("las WCAG 2.1", False),
+                                         ("JupyterLab 4.5", False), ("en 4.5 segundos", True)])
 def test_the_decimal_rule_tells_a_point_from_a_comma(sample, bad):
     assert bool(decimal_points({"sample (markdown)": sample})) is bad
 
@@ -142,7 +145,8 @@ def test_spanish_prose_writes_decimals_with_a_comma():
                                          ("el puerto 8000", False), ("`65504`", False),
                                          ("$L \\text{at} a = 2$", True), ("$L \\text{en} a = 2$", False),
                                          ("con lab 01", True), ("con la práctica 01", False),
-                                         ("`python -m course lab es`", False), ("| lab/01 |", False)])
+                                         ("`python -m course lab es`", False), ("| lab/01 |", False),
+                                         ("[jupyterlab#16891](https://x)", False)])
 def test_the_number_math_and_prose_rules_tell_right_from_wrong(sample, bad):
     texts = {"sample (markdown)": sample}
     assert bool(decimal_points(texts) + number_and_math_style(texts) + prose_violations(texts)) is bad, sample

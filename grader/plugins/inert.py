@@ -3,7 +3,9 @@
 - In notebooks (the autograded copy, hence feedback HTML and formgrader):
   outputs keep only passive kinds (text, PNG/JPEG, LaTeX, and HTML/Markdown
   through the `nh3` sanitizer, without tags that load a URL); the student's
-  own Markdown and raw cells are sanitized the same way.
+  own Markdown and raw cells are sanitized the same way. An image keeps a text
+  alternative, its output's plain text (a course figure's alt text and
+  description, course/figures.py), which nbconvert writes escaped as its alt.
 - On the instructor's terminal and in CSV reports: no control characters
   (escape sequences, carriage returns, BEL), and no field a spreadsheet would
   take for a formula (grader/shared.py's `for_terminal` and `for_spreadsheet`).
@@ -23,6 +25,7 @@ TAGS = set(nh3.ALLOWED_TAGS) - {"img", "a", "area", "map"}
 REFERENCE = re.compile(r"^( {0,3})\[", re.MULTILINE)  # `[name]: url` defines a link
 URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")  # a scheme: a bare URL becomes a link
 LATEX_LINKS = re.compile(r"\\(href|url|require|class|cssId|style|unicode|data|html|mmlToken)(?![A-Za-z])")
+ALT_LENGTH = 3000  # an image's text alternative, at most (a course figure's description fits)
 
 
 def clean_html(text):
@@ -64,8 +67,16 @@ def inert_output(output):
     if not data:
         kinds = ", ".join(sorted(output.get("data", {}))) or "nothing"
         data["text/plain"] = f"[removed by the grader: {kinds}]"
-    output["data"] = data
     output["metadata"] = {}
+    image = next((mime for mime in ("image/png", "image/jpeg") if mime in data), None)
+    if image:
+        # the same figure as HTML would lose its <img> to the sanitizer and be shown in its place
+        data.pop("text/html", None)
+        words = data.get("text/plain")
+        words = "".join(words) if isinstance(words, list) else words
+        if isinstance(words, str) and words.strip():
+            output["metadata"] = {image: {"alt": for_terminal(words)[:ALT_LENGTH]}}
+    output["data"] = data
     return output
 
 

@@ -283,6 +283,17 @@ def distribution_png(scores, maximum, lang):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def distribution_words(scores, maximum, lang):
+    """The histogram in words (its alt text's longer half): how many students at each whole
+    score, as its bars count them."""
+    from course.figures import number
+    bins = histogram_bins(scores, maximum)
+    counts = [(low + 0.5, sum(low <= s < low + 1 for s in scores)) for low in bins[:-1]]
+    shown = [say("cohort_distribution_bar", lang, n=n, score=number(score, lang)) for score, n in counts if n]
+    return say("cohort_distribution_words", lang, n=len(scores), max=number(maximum, lang),
+               bars=", ".join(shown) or "–")
+
+
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -330,7 +341,8 @@ def write_html(root, assignment, lang=None, options=()):
         lang=lang, assignment=assignment, say=lambda key, **fields: say(key, lang, **fields), rows=rows,
         graded=graded, maximum=maximum, mean=sum(r["score"] for r in graded) / len(graded) if graded else 0.0,
         with_extra=len([r for r in graded if r["extra_credit"] > 0]), waiting=[r for r in graded if r["pending"]],
-        image=distribution_png([r["score"] for r in graded], maximum, lang), questions=table,
+        image=distribution_png([r["score"] for r in graded], maximum, lang),
+        image_words=distribution_words([r["score"] for r in graded], maximum, lang), questions=table,
         hints=similar_answers(root, assignment),
         refused=[(row["folder"], explain(row, lang)) for row in refusals(root, assignment)],
         next_steps=[Markup(step) for step in next_steps(assignment, rows, lang)])  # commands escaped there
