@@ -55,7 +55,10 @@ pytestmark = [
 ]
 # unique to this run, so that users a killed run could not remove never block the next one
 PREFIX = os.environ.get("CLASSROOM_TEST_PREFIX", f"zq{os.getpid() % 100000}")
-MEMORY_MB = 1024  # each student's limit here (lab 01's kernel with torch fits; the attack takes twice)
+# each student's limit here: lab 03 open with its Validate beside it (torch and mypy in a second
+# kernel, about 510 MB at its peak) fits with room, as in a class's default 2048 (with 1024 its
+# Validate's kernel was sometimes killed); the memory attack takes twice this
+MEMORY_MB = 1536
 HOME_MB = 100  # each student's home here (the test fills Ana's)
 # idle seconds before the culler stops a server, set from the start (no restart to change it):
 # longer than any pause within a test (a hub restart included), shorter than the tests before
