@@ -44,7 +44,7 @@ STARTED = time.monotonic()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.sandbox.warm_start import ZYGOTE_VARIABLE, zygote_pid  # noqa: E402 (after the path)
+from grader.sandbox.warm_start import ZYGOTE_VARIABLE, zygote_pid
 
 spent = defaultdict(float)
 kernel_peaks = []  # MiB, from each kernel's cgroup

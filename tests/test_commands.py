@@ -74,7 +74,7 @@ def test_every_benchmark_answers_help_without_running(script):
     print(f"{script.name}: {time.monotonic() - started:.1f} s\n{result.stdout}")
     assert result.returncode == 0 and result.stdout.startswith("usage:"), result.stderr[-1000:]
     options = re.findall(r"^  (--?[\w-]+)(?: ([A-Z_.]+|\{[^}]*\}.*?))?\n?\s+(.*?)(?=^  \S|\Z)", result.stdout,
-                         re.M | re.S)
+                         re.MULTILINE | re.DOTALL)
     for option, value, text in options:
         if option not in ("-h", "--help") and value:
             assert "default" in text, f"{script.name}: {option} gives no default: {text}"

@@ -60,10 +60,11 @@ WRONG_PATHS = {
     # shortcuts: the matrix form of Exercise 1, and autograd's vector-Jacobian product
     "paths_matrix_products": ("def grads_by_paths(delta, x, W):\n    return delta @ W, delta.T @ x, delta.sum(0)\n",
                               "adds many paths at once (@"),
-    "paths_autograd": ("def grads_by_paths(delta, x, W):\n    with torch.enable_grad():\n"
-                       "        xl, Wl = x.clone().requires_grad_(True), W.clone().requires_grad_(True)\n"
-                       "        dx, dW = torch.autograd.grad((xl @ Wl.T * delta).sum(), (xl, Wl))\n"
-                       "    return dx, dW, torch.zeros(delta.shape[1], dtype=delta.dtype) + delta[0] + delta[1:].sum(0)\n",
+    "paths_autograd": (("def grads_by_paths(delta, x, W):\n    with torch.enable_grad():\n"
+                        "        xl, Wl = x.clone().requires_grad_(True), W.clone().requires_grad_(True)\n"
+                        "        dx, dW = torch.autograd.grad((xl @ Wl.T * delta).sum(), (xl, Wl))\n"
+                        "    return dx, dW, torch.zeros(delta.shape[1], dtype=delta.dtype) + delta[0]"
+                        " + delta[1:].sum(0)\n"),
                        "used autograd"),
 }
 # Exercise 3's pitfalls left in place: each loses its point, named by the visible test

@@ -15,8 +15,8 @@ GRAMMAR_MODULES = {"rfc3987_syntax", "lark"}
 
 def test_reading_a_notebook_builds_no_grammar():
     imported = subprocess.run(
-        [sys.executable, "-c", "import sys, nbformat, nbgrader.apps\n"
-         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"],
+        [sys.executable, "-c", ("import sys, nbformat, nbgrader.apps\n"
+                                "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")],
         check=True, capture_output=True, text=True).stdout.split()
     print("grammar modules imported by nbformat and nbgrader:", sorted(GRAMMAR_MODULES & set(imported)))
     assert "nbformat" in imported and "jsonschema" in imported  # the check looked where it should

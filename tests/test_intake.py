@@ -16,8 +16,8 @@ import pytest
 from nbgrader.api import Gradebook
 from support.course import Course, course_folder
 
-from grader.plugins.worker import pack
 from grader.plugins.intake import vet
+from grader.plugins.worker import pack
 
 ASSIGNMENT = "theory03-en"
 UNSAFE = ["<img src=x onerror=alert(7)>", "forged\nhonest  12 of 12"]

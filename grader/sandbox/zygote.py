@@ -85,7 +85,8 @@ def confine(request):
     for name, value in request["limits"].items():
         resource.setrlimit(LIMITS[name], (value, value))
     check(LIBC.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient capabilities")
-    last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    with open("/proc/sys/kernel/cap_last_cap") as handle:
+        last = int(handle.read())
     for capability in range(last + 1):
         check(LIBC.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), "bounding set")
     if request["uid"] is not None:
