@@ -115,9 +115,8 @@ def messages_language():
     that sets Spanish and does not set it back fails here, by name, instead of making a later
     test in the same process read Spanish where it expects English."""
     from course import student
-    before = dict(student._state)
+    before = student.current_language()
     yield
-    after = dict(student._state)
-    student._state.clear()
-    student._state.update(before)
+    after = student.current_language()
+    student.language(before)
     assert after == before, f"this test left the messages' language changed: {before} -> {after}"

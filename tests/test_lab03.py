@@ -549,6 +549,7 @@ def visible_failure(grade_id, lang, **names):
     """The visible part of a test cell of the source notebook, run with `names` (and the setup's
     imports): its AssertionError's message, or None when it passes."""
     from course import student
+    before = student.current_language()
     cells = notebook("source", lang).cells
     namespace = {}
     exec(cells[1].source, namespace)  # noqa: S102 (the setup cell: it sets the messages' language)
@@ -559,7 +560,7 @@ def visible_failure(grade_id, lang, **names):
     except AssertionError as error:
         return str(error)
     finally:
-        student.language("en")  # as every other test expects (tests/conftest.py checks it)
+        student.language(before)  # the setup cell set the notebook's (tests/conftest.py checks it)
     return None
 
 
